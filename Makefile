@@ -1,0 +1,42 @@
+# atomic-janitor: every target is a thin call into scripts/atomic_janitor (cli.py).
+# Variables mean what DESIGN.md section 8 says; empty ones take the tool's defaults.
+PYTHON     ?= /usr/bin/python3
+KSRC       ?=
+SCOPE      ?=
+PREDICATES ?= in_atomic
+J          ?=
+FORMAT     ?=
+O          ?=
+KEEP_GOING ?=
+COCCI      ?=
+MODE       ?=
+
+AJ := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m atomic_janitor
+AJ_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(SCOPE),--scope "$(SCOPE)") \
+	  $(if $(PREDICATES),--predicates "$(PREDICATES)") $(if $(J),--jobs "$(J)") \
+	  $(if $(FORMAT),--format "$(FORMAT)") $(if $(O),--output "$(O)") \
+	  $(if $(filter 1 y yes,$(KEEP_GOING)),--keep-going)
+
+.PHONY: scan test test-fast bench clean setup
+scan:
+	@$(AJ) scan $(AJ_ARGS)
+
+setup:
+	@$(AJ) setup $(if $(KSRC),--ksrc "$(KSRC)")
+
+# All three layers: unit + Coccinelle tests, real-tree tests, real-boot tests.
+test:
+	@$(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+# Offline layer only (no kernel tree, no QEMU).
+test-fast:
+	@$(PYTHON) -m pytest -q -p no:cacheprovider -m "not realtree and not qemu" tests
+
+bench:
+	@$(AJ) bench $(AJ_ARGS)
+
+clean:
+	rm -rf reports/*/ patches-generated/*/
+
+-include qemu-verify/verify.mk
+-include scripts/patches.mk
