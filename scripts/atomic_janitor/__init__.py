@@ -1,0 +1,4 @@
+"""atomic-janitor: find and remove context-guessing predicates (in_atomic() & co) from drivers."""
+
+SCHEMA_VERSION = 1
+TOOL = "atomic-janitor"

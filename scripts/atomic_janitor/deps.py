@@ -1,0 +1,38 @@
+"""Make sure the Debian packages a stage needs are there: install them as root, else say how."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+from .errors import JanitorError
+
+
+def _apt_install(packages, why):
+    cmd = "apt-get update && apt-get install -y " + " ".join(packages)
+    if os.geteuid() != 0:
+        raise JanitorError(f"{why}: Debian package(s) {', '.join(packages)} missing",
+                           f"run as root: {cmd}")
+    print(f"atomic-janitor: installing {' '.join(packages)} ({why})", file=sys.stderr)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for argv in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *packages]):
+        res = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True, check=False)
+        if res.returncode != 0:
+            last = (res.stderr.strip().splitlines() or ["(no output)"])[-1]
+            raise JanitorError(f"{' '.join(argv[:2])} failed: {last}", f"try by hand: {cmd}")
+
+
+def ensure_spatch():
+    if shutil.which("spatch") is None:
+        _apt_install(["coccinelle"], "spatch (Coccinelle) is needed to scan")
+    return shutil.which("spatch")
+
+
+def ensure_linux_source(version="6.1"):
+    tarball = f"/usr/src/linux-source-{version}.tar.xz"
+    if not os.path.exists(tarball):
+        _apt_install([f"linux-source-{version}"], f"the default tree is Debian's linux-source-{version}")
+    if not os.path.exists(tarball):
+        raise JanitorError(f"{tarball} is missing after installing linux-source-{version}")
+    return tarball

@@ -1,0 +1,116 @@
+"""index.html: one self-contained page, a sortable table and each finding with its source."""
+
+from html import escape
+
+from .summary import message
+
+STYLE = """
+body{font-family:sans-serif;margin:1.5em;max-width:1200px}
+table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;font-size:90%}
+th{background:#eee;cursor:pointer}th:after{content:" \\2195";color:#999}
+pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;font-size:85%}
+.hit{background:#ffe08a;display:block}.ln{color:#999;user-select:none}
+.finding{border-top:2px solid #ddd;margin-top:1.5em;padding-top:.5em}
+.cls{font-weight:bold}.cls-manual-review{color:#a60}.cls-core-allowed{color:#666}
+.cls-unclassified{color:#666}.cls-sleepable-proven,.cls-atomic-proven,.cls-caller-gfp,.cls-caller-flag,
+.cls-well-defined-condition{color:#070}
+ol.evidence li{margin:.2em 0}
+"""
+
+SCRIPT = """
+document.querySelectorAll('th[data-col]').forEach(function(th){
+  th.addEventListener('click', function(){
+    var tb = th.closest('table').tBodies[0], col = +th.dataset.col;
+    var asc = th.dataset.dir !== 'asc'; th.dataset.dir = asc ? 'asc' : 'desc';
+    var rows = Array.from(tb.rows);
+    rows.sort(function(a, b){
+      var x = a.cells[col].dataset.key || a.cells[col].textContent;
+      var y = b.cells[col].dataset.key || b.cells[col].textContent;
+      return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+    });
+    rows.forEach(function(r){ tb.appendChild(r); });
+  });
+});
+"""
+
+
+def _source(rec):
+    snip = rec["snippet"]
+    out = []
+    for i, text in enumerate(snip["lines"]):
+        n = snip["start"] + i
+        line = f'<span class="ln">{n:5d} </span>{escape(text)}'
+        out.append(f'<span class="hit">{line}</span>' if n == rec["line"] else line + "\n")
+    return "<pre>" + "".join(out) + "</pre>"
+
+
+def _evidence(rec, by_function):
+    if not rec["evidence"]:
+        return ""
+    items = []
+    for e in rec["evidence"]:
+        loc = f"{e.get('file')}:{e.get('line')}" if e.get("file") else ""
+        target = by_function.get(e.get("function"))
+        fact = escape(e["fact"])
+        if target:
+            fact = f'<a href="#fn-{escape(target)}">{fact}</a>'
+        items.append(f"<li><code>{escape(loc)}</code> {fact}</li>")
+    return '<ol class="evidence">' + "".join(items) + "</ol>"
+
+
+def render(doc):
+    tree = doc["tree"]
+    title = f"atomic-janitor: {tree['name']}" + (f" {tree['version']}" if tree["version"] else "")
+    recs = doc["findings"]
+    by_function = {}
+    for r in recs:
+        if r["function"]:
+            by_function.setdefault(r["function"], r["id"])
+    rows = []
+    for r in recs:
+        rows.append(
+            "<tr>"
+            f'<td data-key="{escape(r["file"])}:{r["line"]:08d}"><a href="#f-{r["id"]}">'
+            f'{escape(r["file"])}:{r["line"]}</a></td>'
+            f'<td>{escape(r["function"] or r["macro"] or "")}</td>'
+            f'<td>{escape(" -> ".join(r["via"]))}</td>'
+            f'<td>{escape(r["form"])}</td>'
+            f'<td class="cls cls-{escape(r["class"])}">{escape(r["class"])}</td>'
+            f'<td>{escape(r["confidence"] or "")}</td>'
+            f'<td>{escape(r["reason"] or "")}</td>'
+            "</tr>")
+    details = []
+    anchors = set()
+    for r in recs:
+        fn_anchor = ""
+        if r["function"] and by_function.get(r["function"]) == r["id"] and r["function"] not in anchors:
+            anchors.add(r["function"])
+            fn_anchor = f'<a id="fn-{escape(r["id"])}"></a>'
+        config = f"<p>Needs: <code>{escape(' && '.join(r['config']))}</code></p>" if r["config"] else ""
+        details.append(
+            f'<div class="finding" id="f-{r["id"]}">{fn_anchor}'
+            f'<h3><code>{escape(r["file"])}:{r["line"]}</code> {escape(r["function"] or r["macro"] or "")}</h3>'
+            f'<p>{escape(message(r))}</p>'
+            f'<p>Expression: <code>{escape(r["expression"])}</code></p>{config}'
+            f'{_source(r)}{_evidence(r, by_function)}</div>')
+    na = ""
+    if doc["not_analysed"]:
+        na = "<h2>Not analysed</h2><ul>" + "".join(
+            f"<li><code>{escape(n['file'])}{':' + str(n['line']) if n['line'] else ''}</code> "
+            f"{escape(n['reason'])}</li>" for n in doc["not_analysed"]) + "</ul>"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title><style>{STYLE}</style></head>
+<body><h1>{escape(title)}</h1>
+<p>Predicates: {escape(", ".join(doc["predicates"]))}. Scope: {escape(" ".join(doc["scope"]))}.
+{len(recs)} finding(s). Click a column heading to sort.</p>
+<table id="findings"><thead><tr><th data-col="0">file</th><th data-col="1">function</th>
+<th data-col="2">via</th><th data-col="3">form</th><th data-col="4">class</th>
+<th data-col="5">confidence</th><th data-col="6">reason</th></tr></thead>
+<tbody>
+{chr(10).join(rows)}
+</tbody></table>
+{chr(10).join(details)}
+{na}
+<script>{SCRIPT}</script>
+</body></html>
+"""

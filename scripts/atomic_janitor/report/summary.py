@@ -1,0 +1,51 @@
+"""summary.txt: coccicheck-style lines, then counts by form, class and top-level directory."""
+
+from collections import Counter
+
+
+def message(rec):
+    via = " via " + " -> ".join(rec["via"]) if len(rec["via"]) > 1 else ""
+    where = rec["function"] and f"{rec['function']}()" or rec["macro"] and f"macro {rec['macro']}" or "file scope"
+    msg = f"{rec['called']}(){via} in {where}: {rec['form']} [{rec['class']}]"
+    if rec.get("reason"):
+        msg += f": {rec['reason']}"
+    return msg
+
+
+def _table(title, counter):
+    if not counter:
+        return []
+    width = max(len(k) for k in counter)
+    out = [title]
+    for key, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.append(f"  {key.ljust(width)}  {n:5d}")
+    return out
+
+
+def render(doc):
+    tree = doc["tree"]
+    recs = doc["findings"]
+    out = [f"atomic-janitor scan of {tree['name']}" + (f" ({tree['version']})" if tree["version"] else ""),
+           f"predicates: {', '.join(doc['predicates'])}; scope: {' '.join(doc['scope'])}",
+           f"{len(recs)} finding(s), {len(doc['wrappers'])} wrapper(s), "
+           f"{len(doc['not_analysed'])} not analysed", ""]
+    for rec in recs:
+        out.append(f"{rec['file']}:{rec['line']}:{rec['col']}-{rec['colend']}: {message(rec)}")
+    if recs:
+        out.append("")
+        out += _table("by form:", Counter(r["form"] for r in recs))
+        out += _table("by class:", Counter(r["class"] for r in recs))
+        out += _table("by top-level directory:", Counter(r["file"].split("/")[0] for r in recs))
+        out += _table("by subsystem:", Counter(r["subsystem"] for r in recs))
+        out += _table("by form and class:", Counter(f"{r['form']} / {r['class']}" for r in recs))
+    if doc["wrappers"]:
+        out += ["", "wrappers:"]
+        for w in doc["wrappers"]:
+            kind = "asserting macro" if w["asserts"] else w["kind"]
+            out.append(f"  {w['name']} ({kind}, {w['file']}:{w['line']}): {' -> '.join(w['via'])}")
+    if doc["not_analysed"]:
+        out += ["", "not analysed:"]
+        for na in doc["not_analysed"]:
+            loc = f"{na['file']}:{na['line']}" if na["line"] else na["file"]
+            out.append(f"  {loc}: {na['reason']}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,108 @@
+"""`make scan`: tree -> detection -> findings.json -> every report format, written atomically."""
+
+import os
+import time
+
+from .. import cache, findings, prefilter, tree as treemod
+from ..atomicio import replace_dir, staging_dir, write_json
+from ..errors import IncompleteScan, JanitorError
+from ..report import render_all
+from . import detect, family
+
+DEFAULT_SCOPE = ("drivers/", "sound/", "include/drm/")
+FORMATS = ("summary", "json", "sarif", "html")
+
+
+def parse_scope(spec, tree):
+    if not spec:
+        return ["."] if tree.kind == "module-dir" else list(DEFAULT_SCOPE)
+    parts = [p for p in spec.replace(",", " ").split() if p]
+    if "all" in parts or "." in parts:
+        return ["."]
+    out = []
+    for p in parts:
+        p = p.strip("/")
+        if os.path.isabs(p) or ".." in p.split("/"):
+            raise JanitorError(f"SCOPE entry {p!r} must be a path inside the tree")
+        full = os.path.join(tree.root, p)
+        if not os.path.exists(full):
+            raise JanitorError(f"SCOPE entry {p!r} does not exist in {tree.name}")
+        out.append(p + "/" if os.path.isdir(full) else p)
+    return sorted(set(out))
+
+
+def parse_formats(spec):
+    if not spec:
+        return list(FORMATS)
+    out = []
+    for f in spec.replace(",", " ").split():
+        if f not in FORMATS:
+            raise JanitorError(f"unknown FORMAT {f!r}", f"choose from: {', '.join(FORMATS)}")
+        out.append(f)
+    return out
+
+
+def parse_predicates(spec):
+    try:
+        return family.expand(spec or family.BASE)
+    except ValueError as exc:
+        raise JanitorError(f"unknown PREDICATES entry {exc.args[0]!r}",
+                           f"use names from: {', '.join(family.FAMILY)}, or 'all'") from None
+
+
+def output_dir(out_root, tree):
+    return os.path.join(out_root, tree.name)
+
+
+def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_going=False,
+         use_cache=True, log=print):
+    predicates = parse_predicates(predicates_spec)
+    formats = parse_formats(formats_spec)
+    tree = treemod.resolve(ksrc)
+    scope = parse_scope(scope_spec, tree)
+    jobs = jobs or os.cpu_count() or 1
+    t0 = time.monotonic()
+    store = cache.Store(tree, enabled=use_cache)
+    fps = cache.Fingerprints(store, tree.root)
+    pre = prefilter.Prefilter(store, tree.root)
+    det = detect.detect(tree, scope, predicates, pre, fps, store, jobs)
+    pre.save()
+    fps.save()
+
+    lines_cache = {}
+
+    def read_lines(rel):
+        if rel not in lines_cache:
+            with open(os.path.join(tree.root, rel), encoding="utf-8", errors="replace") as fh:
+                lines_cache[rel] = fh.readlines()
+        return lines_cache[rel]
+
+    doc = findings.build(tree, det, predicates, scope, read_lines)
+    final = output_dir(out_root, tree)
+    staging = staging_dir(final)
+    try:
+        write_json(os.path.join(staging, "findings.json"), doc)
+        render_all(doc, staging, formats)
+        replace_dir(staging, final)
+    except BaseException:
+        import shutil
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    elapsed = time.monotonic() - t0
+    n = len(doc["findings"])
+    log(f"atomic-janitor: {tree.name}{' ' + tree.version if tree.version else ''}: "
+        f"{n} finding{'s' if n != 1 else ''} ({', '.join(predicates)}; scope {' '.join(scope)}), "
+        f"{len(det.analysed_files)} files analysed, {det.spatch_runs} by spatch, {elapsed:.1f}s")
+    by_form = {}
+    for r in doc["findings"]:
+        by_form[r["form"]] = by_form.get(r["form"], 0) + 1
+    if by_form:
+        log("  by form: " + ", ".join(f"{k} {v}" for k, v in sorted(by_form.items())))
+    if doc["not_analysed"]:
+        log(f"  not analysed: {len(doc['not_analysed'])} (see summary.txt)")
+    log(f"  reports: {os.path.relpath(final)}/")
+    if doc["not_analysed"] and not keep_going:
+        raise IncompleteScan(f"scan incomplete: {len(doc['not_analysed'])} file(s)/site(s) not analysed",
+                             f"listed in {os.path.relpath(final)}/summary.txt; KEEP_GOING=1 accepts this",
+                             status=3)
+    return doc

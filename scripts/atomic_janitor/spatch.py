@@ -1,0 +1,136 @@
+"""The one place that runs spatch: options from the rule header, jobs, per-file result cache.
+
+Each file is analysed on its own (--no-includes), so its records depend only on its content,
+the rule text, the spatch version and the names asked for: that is the cache key.
+"""
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+from . import deps
+from .progress import Progress
+
+RECORD_PREFIX = "AJ:"
+FILE_TIMEOUT = 120          # seconds for one file; a pathological file must not stall the scan
+BATCH = 8                   # files per spatch process (amortises its start-up)
+
+
+def rule_options(rule_path):
+    """The `// Options:` header line, as the kernel's coccicheck reads it."""
+    with open(rule_path, encoding="utf-8") as fh:
+        for line in fh:
+            m = re.match(r"//\s*Options:\s*(.*)$", line)
+            if m:
+                return m.group(1).split()
+    return []
+
+
+_VERSION = None
+
+
+def spatch_version():
+    global _VERSION
+    if _VERSION is None:
+        exe = deps.ensure_spatch()
+        res = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False)
+        _VERSION = (res.stdout.splitlines() or ["unknown"])[0]
+    return _VERSION
+
+
+class Result:
+    def __init__(self):
+        self.records = {}       # relpath -> [record]
+        self.failed = {}        # relpath -> reason
+        self.ran = 0            # files actually given to spatch (not from cache)
+
+
+def _run_batch(exe, rule, opts, root, files, env, defines):
+    argv = [exe, "--sp-file", rule, *opts, "--timeout", str(FILE_TIMEOUT)]
+    for d in defines:
+        argv += ["-D", d]
+    # One group per file: each file is matched on its own, never with its batch mates.
+    with tempfile.NamedTemporaryFile("w", prefix="aj-groups-", suffix=".txt") as groups:
+        groups.write("\n\n".join(files) + "\n")
+        groups.flush()
+        argv += ["--file-groups", groups.name]
+        try:
+            res = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True,
+                                 errors="replace", timeout=FILE_TIMEOUT * len(files) + 30, check=False)
+        except subprocess.TimeoutExpired:
+            return None, "spatch timed out"
+    recs = {f: [] for f in files}
+    for line in res.stdout.splitlines():
+        if line.startswith(RECORD_PREFIX):
+            rec = json.loads(line[len(RECORD_PREFIX):])
+            recs.setdefault(rec["file"], []).append(rec)
+    if res.returncode != 0:
+        err = [l for l in res.stderr.splitlines() if l.strip() and not l.startswith(("init_defs", "HANDLING"))]
+        return recs, "spatch exited %d: %s" % (res.returncode, (err or ["(no message)"])[-1][:200])
+    return recs, None
+
+
+def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",), label="spatch"):
+    """Run `rule` on `files` (relpaths under root) looking for `names`; cached per file."""
+    exe = deps.ensure_spatch()
+    with open(rule, "rb") as fh:
+        rule_text = fh.read()
+    opts = rule_options(rule)
+    key_src = json.dumps([hashlib.sha256(rule_text).hexdigest(), spatch_version(), sorted(names),
+                          opts, list(defines)])
+    key = hashlib.sha256(key_src.encode()).hexdigest()[:16]
+    cache_name = f"spatch-{os.path.basename(rule)}-{key}"
+    cache = store.load(cache_name)
+    result = Result()
+    todo = []
+    shas = {}
+    for rel in files:
+        try:
+            sha = fingerprints.sha(rel)
+        except OSError as exc:
+            result.failed[rel] = f"unreadable: {exc.strerror}"
+            continue
+        shas[rel] = sha
+        ent = cache.get(sha)
+        if ent is not None:
+            result.records[rel] = [dict(r, file=rel) for r in ent["records"]]
+            if ent.get("error"):
+                result.failed[rel] = ent["error"]
+        else:
+            todo.append(rel)
+    env = dict(os.environ, AJ_PREDICATES=",".join(sorted(names)))
+    # Big files first, so that one slow file does not finish alone at the end.
+    todo.sort(key=lambda r: -os.path.getsize(os.path.join(root, r)))
+    batches = [todo[i::max(1, (len(todo) + BATCH - 1) // BATCH)] for i in range(max(1, (len(todo) + BATCH - 1) // BATCH))] if todo else []
+    progress = Progress(label, len(todo))
+
+    def work(batch):
+        recs, err = _run_batch(exe, rule, opts, root, batch, env, defines)
+        if recs is None or (err and len(batch) > 1):
+            # Retry one by one, so that one bad file does not take its batch down with it.
+            out = {}
+            for rel in batch:
+                r1, e1 = _run_batch(exe, rule, opts, root, [rel], env, defines)
+                out[rel] = (r1.get(rel, []) if r1 else [], e1)
+            return out
+        return {rel: (recs.get(rel, []), None) for rel in batch}
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for out in pool.map(work, batches):
+            for rel, (recs, err) in out.items():
+                result.records[rel] = recs
+                if err:
+                    result.failed[rel] = err
+                cache[shas[rel]] = {"records": [{k: v for k, v in r.items() if k != "file"} for r in recs],
+                                    "error": err}
+                result.ran += 1
+            progress.step(len(out))
+    progress.close()
+    # Only entries for files still in the tree are kept, so the cache does not grow forever.
+    live = set(shas.values())
+    store.save(cache_name, {k: v for k, v in cache.items() if k in live} if len(cache) > 4 * len(live) + 100 else cache)
+    return result
