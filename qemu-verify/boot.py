@@ -1,0 +1,121 @@
+"""Stage "boot": run the test kernel under QEMU with a hard timeout and capture the console.
+
+QEMU is started with an argv list (never a shell string) and the command is echoed
+shlex-quoted so it can be pasted. -no-reboot + panic=-1 turn a panic or a reboot into a QEMU
+exit; the only verdict is the isa-debug-exit code written by aj_exit.ko:
+exit status (code << 1) | 1.  Anything else (0 = reboot without verdict, a signal, the
+timeout) is a crash.  TCG unless a probe showed KVM boots (/dev/kvm present and usable).
+"""
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from typing import List, Optional
+
+from .common import CACHE, HERE, Log, VerifyError, quote
+
+QEMU_CONFIG = os.path.join(HERE, "qemu_configs", "x86_64.json")
+
+
+def qemu_config() -> dict:
+    with open(QEMU_CONFIG) as f:
+        return json.load(f)
+
+
+def qemu_argv(kernel: str, initrd: str, accel: str = "tcg", append_extra: List[str] = (),
+              cfg: Optional[dict] = None) -> List[str]:
+    cfg = cfg or qemu_config()
+    append = [f"console={cfg['console']}", *cfg["extra_append"], *append_extra]
+    return [cfg["qemu"], "-machine", f"{cfg['machine']},accel={accel}", "-m", cfg["memory"],
+            "-smp", cfg["smp"], "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
+            "-device", cfg["exit_device"], "-kernel", kernel, "-initrd", initrd,
+            "-append", " ".join(append)]
+
+
+@dataclasses.dataclass
+class BootResult:
+    argv: List[str]
+    exit_status: Optional[int]     # QEMU's exit status, None if killed by the timeout
+    timed_out: bool
+    seconds: float
+    console: str
+    verdict_code: Optional[int]    # aj_exit code, None when QEMU did not exit through it
+
+    def describe(self) -> str:
+        if self.timed_out:
+            return f"timed out after {self.seconds:.0f}s"
+        if self.verdict_code is None:
+            return f"QEMU exited {self.exit_status} without a verdict (reboot, panic or crash)"
+        return {0: "guest verdict pass", 1: "guest verdict fail",
+                3: "guest script never set a verdict"}.get(self.verdict_code,
+                                                           f"guest verdict code {self.verdict_code}")
+
+
+def decode_exit(status: Optional[int]) -> Optional[int]:
+    """isa-debug-exit: QEMU exits (code << 1) | 1; even statuses never come from it."""
+    if status is None or status < 0 or status % 2 == 0:
+        return None
+    return status >> 1
+
+
+def pick_accel(log: Log) -> str:
+    """KVM only when /dev/kvm exists and a cached probe said it boots; the probe itself is
+    run by `qemu-verify probe-kvm` (DESIGN 7.5: -enable-kvm hangs on some of these hosts)."""
+    if os.environ.get("AJ_ACCEL") in ("tcg", "kvm"):
+        return os.environ["AJ_ACCEL"]
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "tcg"
+    probe = os.path.join(CACHE, "verify", "kvm-probe.json")
+    try:
+        with open(probe) as f:
+            return "kvm" if json.load(f).get("boots") else "tcg"
+    except (OSError, ValueError):
+        return "tcg"
+
+
+def boot(kernel: str, initrd: str, console_path: str, timeout: float, log: Log,
+         accel: str = "tcg", append_extra: List[str] = ()) -> BootResult:
+    cfg = qemu_config()
+    if not shutil.which(cfg["qemu"]):
+        raise VerifyError("boot", f"{cfg['qemu']} not found", ["apt-get install qemu-system-x86"])
+    argv = qemu_argv(kernel, initrd, accel, append_extra, cfg)
+    log.write(f"$ {quote(argv)}")
+    os.makedirs(os.path.dirname(console_path), exist_ok=True)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    timed_out = threading.Event()
+
+    def killer():
+        timed_out.set()
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+    timer = threading.Timer(timeout, killer)
+    timer.daemon = True
+    timer.start()
+    chunks = []
+    try:
+        with open(console_path + ".tmp", "wb") as out:
+            for chunk in iter(lambda: proc.stdout.read1(65536), b""):
+                out.write(chunk)
+                chunks.append(chunk)
+        status = proc.wait()
+    except KeyboardInterrupt:
+        proc.kill()
+        raise
+    finally:
+        timer.cancel()
+    secs = time.monotonic() - t0
+    os.replace(console_path + ".tmp", console_path)
+    console = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    to = timed_out.is_set()
+    log.write(f"# qemu exit {status} after {secs:.1f}s{' (timeout)' if to else ''}")
+    return BootResult(argv, None if to else status, to, secs, console,
+                      None if to else decode_exit(status))

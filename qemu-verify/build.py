@@ -1,0 +1,93 @@
+"""Stage "build": bzImage + in-tree modules, the out-of-tree test modules, single objects.
+
+All builds use O=<build dir> outside the repository; a second run reuses it (kbuild rebuilds
+only what changed). A failing build is reported with the compiler's first error quoted.
+"""
+import os
+import re
+import shutil
+from typing import Dict, List, Sequence
+
+from .common import ARCH, HERE, Log, VerifyError, make_argv, run
+
+_ERR = re.compile(r"^(\S+:\d+:(\d+:)? (fatal )?error: .*|.*: undefined reference to .*|"
+                  r"ERROR: modpost: .*|make\[\d+\]: \*\*\* No rule to make target .*)$")
+_WARN = re.compile(r"^(\S+?):(\d+):(\d+:)? warning: (.*)$")
+
+
+def first_error(output: str) -> str:
+    for line in output.splitlines():
+        if _ERR.match(line.strip()):
+            return line.strip()
+    tail = [l for l in output.strip().splitlines() if l.strip()]
+    return tail[-1] if tail else "(no output)"
+
+
+def warnings_of(output: str, rel: str) -> List[str]:
+    """Warnings reported for source file rel, line numbers dropped (so unrelated shifts cancel)."""
+    out = []
+    for line in output.splitlines():
+        m = _WARN.match(line.strip())
+        if m and (m.group(1).endswith(rel) or rel.endswith(m.group(1))):
+            out.append(re.sub(r"\s+", " ", m.group(4)).strip())
+    return sorted(out)
+
+
+def build_kernel(work: str, build: str, jobs: int, log: Log) -> None:
+    p = run(make_argv(work, build, ["bzImage", "modules"], jobs), log)
+    if p.returncode != 0:
+        raise VerifyError("build", "kernel build failed: " + first_error(p.stdout),
+                          [f"full log: {log.path}"])
+
+
+def bzimage(build: str) -> str:
+    return os.path.join(build, "arch", "x86", "boot", "bzImage")
+
+
+def intree_modules(build: str) -> Dict[str, str]:
+    """module name -> .ko path, from modules.order."""
+    out = {}
+    order = os.path.join(build, "modules.order")
+    if os.path.exists(order):
+        with open(order) as f:
+            for line in f:
+                ko = line.strip()
+                if ko.endswith(".o"):
+                    ko = ko[:-2] + ".ko"
+                path = os.path.join(build, ko)
+                if os.path.exists(path):
+                    out[os.path.basename(ko)[:-3]] = path
+    return out
+
+
+def build_test_modules(build: str, dest: str, jobs: int, log: Log) -> Dict[str, str]:
+    """Copy qemu-verify/modules to dest (never build inside the repo) and build them there."""
+    src = os.path.join(HERE, "modules")
+    os.makedirs(dest, exist_ok=True)
+    for name in sorted(os.listdir(src)):
+        if name.endswith((".c", ".h")) or name in ("Kbuild", "Makefile"):
+            s, d = os.path.join(src, name), os.path.join(dest, name)
+            if not os.path.exists(d) or open(s, "rb").read() != open(d, "rb").read():
+                shutil.copyfile(s, d)
+    p = run(["make", "-C", build, f"ARCH={ARCH}", f"M={dest}", f"-j{jobs}", "modules"], log)
+    if p.returncode != 0:
+        raise VerifyError("build", "test modules failed to build: " + first_error(p.stdout),
+                          [f"full log: {log.path}"])
+    return {n[:-3]: os.path.join(dest, n) for n in sorted(os.listdir(dest)) if n.endswith(".ko")}
+
+
+def compile_objects(work: str, build: str, objs: Sequence[str], jobs: int, log: Log,
+                    w1: bool = True) -> Dict[str, dict]:
+    """Build each object on its own (make O=... W=1 path/file.o), forcing a recompile.
+
+    Returns obj -> {"ok": bool, "warnings": [...], "error": str|None}."""
+    res = {}
+    for obj in objs:
+        out = os.path.join(build, obj)
+        if os.path.exists(out):
+            os.unlink(out)
+        p = run(make_argv(work, build, [obj], jobs, ["W=1"] if w1 else []), log)
+        rel = obj[:-2] + ".c"
+        res[obj] = {"ok": p.returncode == 0, "warnings": warnings_of(p.stdout, rel),
+                    "error": None if p.returncode == 0 else first_error(p.stdout)}
+    return res
