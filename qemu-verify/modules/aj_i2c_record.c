@@ -152,7 +152,7 @@ static int __init aj_rec_init(void)
 	if (spinlock_case) {
 		x0 = atomic_read(&n_xfer);
 		a0 = atomic_read(&n_atomic);
-		pr_info("    # aj-expect-splat: sleeping-in-atomic\n");
+		pr_info("    # aj-expect-splat: sleeping-in-atomic,lockdep\n");
 		spin_lock(&aj_rec_lock);
 		ret = aj_rec_transfer();
 		spin_unlock(&aj_rec_lock);

@@ -1,0 +1,575 @@
+"""CLI: ``/usr/bin/python3 qemu-verify <command>`` (make verify / verify-all / demo / bench-verify).
+
+Commands (kunit.py style): ``config``, ``build``, ``boot``, ``parse FILE|-``, ``run`` (= all
+stages, one line per stage, final verdict), ``demo``, ``seed``, ``mutants``, ``all``, ``bench``.
+Exit 0 only when every stage passed; 1 otherwise; 130 on Ctrl-C; no tracebacks.
+"""
+import argparse
+import dataclasses
+import fcntl
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from typing import Dict, List, Optional, Sequence
+
+from . import apply as applymod
+from . import boot as bootmod
+from . import build as buildmod
+from . import compile as compilemod
+from . import config as configmod
+from . import initramfs as initmod
+from . import parse as parsemod
+from . import probes as probemod
+from .common import CACHE, DEFAULT_KSRC, HERE, Log, VerifyError, default_jobs
+
+REPO = os.path.dirname(HERE)
+SERIES_DIR = os.path.join(HERE, "series")
+RESULT_SCHEMA = 1
+
+
+def tree_name(ksrc: str) -> str:
+    return os.path.basename(os.path.realpath(ksrc).rstrip("/"))
+
+
+def kernel_version(ksrc: str) -> str:
+    v = {}
+    try:
+        with open(os.path.join(ksrc, "Makefile")) as f:
+            for line in f.read(2000).splitlines():
+                m = re.match(r"^(VERSION|PATCHLEVEL|SUBLEVEL)\s*=\s*(\d+)", line)
+                if m:
+                    v[m.group(1)] = m.group(2)
+    except OSError:
+        pass
+    return ".".join(v.get(k, "?") for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL"))
+
+
+class Out:
+    """One line per stage on stdout; the same lines, without timings, in summary.txt."""
+
+    def __init__(self, quiet: bool = False):
+        self.lines: List[str] = []
+        self.quiet = quiet
+
+    def stage(self, name: str, status: str, text: str, secs: Optional[float] = None):
+        line = f"[{name:<9}] {status:<4} {text}"
+        self.lines.append(line)
+        if not self.quiet:
+            print(line + (f" ({secs:.1f}s)" if secs is not None else ""), flush=True)
+
+    def info(self, text: str):
+        self.lines.append(text)
+        if not self.quiet:
+            print(text, flush=True)
+
+
+@dataclasses.dataclass
+class RunOptions:
+    ksrc: str = DEFAULT_KSRC
+    series: Optional[str] = None          # dir, file, or "none"
+    jobs: int = default_jobs()
+    output: Optional[str] = None          # report dir (default reports/<tree>/verify)
+    timeout: float = 300.0
+    profile: str = "verify"               # build dir / config profile
+    extra_fragments: Sequence[str] = ()
+    plan: Optional[initmod.GuestPlan] = None
+    compile_test: bool = True
+    quiet: bool = False
+    label: str = "verify"
+
+
+def _default_series(tree: str) -> str:
+    d = os.path.join(REPO, "patches-generated", tree)
+    if os.path.isdir(d) and any(n.endswith(".patch") and not n.startswith("0000")
+                                for n in os.listdir(d)):
+        return d
+    raise VerifyError("series", f"no series in patches-generated/{tree}/",
+                      ["run `make patches` first",
+                       "or pass SERIES=<dir of git format-patch files> (SERIES=none: no patch)"])
+
+
+def _lock(root: str):
+    os.makedirs(root, exist_ok=True)
+    f = open(os.path.join(root, "lock"), "w")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        print(f"verify: waiting for another verify using {root}", file=sys.stderr)
+        fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
+def run_verify(opt: RunOptions) -> dict:
+    """All stages. Returns the result dict (also written to <output>/result.json)."""
+    ksrc = os.path.realpath(opt.ksrc or DEFAULT_KSRC)
+    applymod.check_ksrc(ksrc)
+    tree = tree_name(ksrc)
+    out_dir = opt.output or os.path.join(REPO, "reports", tree, "verify")
+    staging = out_dir + ".new"
+    if os.path.exists(staging):
+        shutil.rmtree(staging)
+    os.makedirs(staging)
+    root = os.path.join(CACHE, "verify", tree)
+    lockf = _lock(root)
+    log = Log(os.path.join(staging, "verify.log"))
+    blog = Log(os.path.join(staging, "build.log"))
+    o = Out(opt.quiet)
+    series = opt.series or _default_series(tree)
+    res = {"schema": RESULT_SCHEMA, "tree": tree, "kernel_version": kernel_version(ksrc),
+           "series": None if series == "none" else os.path.relpath(os.path.realpath(series), REPO)
+           if os.path.realpath(series).startswith(REPO + os.sep) else
+           (None if series == "none" else os.path.basename(os.path.normpath(series))),
+           "label": opt.label, "verdict": "fail", "failed_stage": None, "message": "",
+           "stages": [], "kernel": {}, "guest": {}, "patches": [], "summary": {},
+           "_out": os.path.relpath(out_dir, REPO) if out_dir.startswith(REPO + os.sep)
+           else out_dir}
+    timings: Dict[str, float] = {}
+    t_all = time.monotonic()
+    patches: List[applymod.Patch] = []
+    prow: List[dict] = []
+
+    def stage(name, ok, text, t0=None):
+        secs = time.monotonic() - t0 if t0 is not None else None
+        if secs is not None:
+            timings[name] = round(secs, 1)
+        res["stages"].append({"name": name, "status": "pass" if ok else "fail", "summary": text})
+        o.stage(name, "ok" if ok else "FAIL", text, secs)
+
+    try:
+        # ---------------------------------------------------------------- tree / series
+        t0 = time.monotonic()
+        wt = applymod.WorkTree(ksrc, root, log)
+        how = wt.prepare()
+        paths = [] if series == "none" else applymod.list_series(series)
+        patches = [applymod.parse_patch(p, i) for i, p in enumerate(paths, 1)]
+        for p in patches:
+            prow.append({"index": p.index, "file": p.name, "subject": p.subject,
+                         "files": p.files, "applied": False, "compiled": "not-reached",
+                         "compile": [], "built_in": "no", "functions": [], "executed": None,
+                         "verdict": "not-reached"})
+        stage("tree", True, f"{tree} ({res['kernel_version']}), work copy {how}, "
+                            f"{len(patches)} patch(es) in the series", t0)
+
+        # ---------------------------------------------------------------- config
+        t0 = time.monotonic()
+        touched = sorted({f for p in patches for f in p.files})
+        units = {f: compilemod.plan_unit(wt.src, f) for f in touched} if opt.compile_test else {}
+        required = configmod.read_fragments([configmod.FRAGMENT, *opt.extra_fragments])
+        optional: Dict[str, str] = {}
+        for u in units.values():
+            for s, v in u.symbols.items():
+                if s not in required:
+                    optional[s] = "m" if v == "m" or optional.get(s) == "m" else v
+        build = os.path.join(root, f"build-{opt.profile}")
+        want = dict(optional)
+        want.update(required)
+        changed, dotconfig = _configure(wt.src, build, required, optional, opt.jobs, blog)
+        units = {f: compilemod.settle(u, dotconfig) for f, u in units.items()}
+        lost = sorted(s for s in optional if dotconfig.get(s, "n") not in ("y", "m"))
+        res["kernel"] = {"config": "tinyconfig + " + " + ".join(
+            os.path.relpath(f, REPO) for f in [configmod.FRAGMENT, *opt.extra_fragments]),
+            "driver_symbols": sorted(s for s in optional if s not in lost),
+            "preempt_count": dotconfig.get("PREEMPT_COUNT") == "y"}
+        stage("config", True, f"tinyconfig + fragment: {len(required)} required symbols "
+                              f"survived, {len(optional) - len(lost)}/{len(optional)} driver "
+                              f"symbols{' (reused)' if not changed else ''}", t0)
+
+        # ---------------------------------------------------------------- apply + compile
+        t0 = time.monotonic()
+        objs_all = sorted({o for u in units.values() for o in u.objects})
+        baseline = _baseline(wt, build, objs_all, opt.jobs, blog, dotconfig)
+        n_new_warn = 0
+        for p, row in zip(patches, prow):
+            ok, msg = wt.apply(p)
+            if not ok:
+                row["verdict"] = "not-applied"
+                stage("apply", False, f"patch {p.index} ({p.name}) does not apply: {msg}", t0)
+                raise VerifyError("apply", f"patch {p.index} {p.name} does not apply",
+                                  ["rebase the series on this tree (make patches KSRC=...)",
+                                   f"log: {os.path.relpath(out_dir, REPO)}/verify.log"], [msg])
+            row["applied"] = True
+            funcs = probemod.functions_for_patch(wt.src, p.changed_lines)
+            row["functions"] = sorted({f"{fn}" for fs in funcs.values() for fn in fs})
+            row["_probe_files"] = funcs
+            if not opt.compile_test:
+                row["compiled"] = "skipped"
+                continue
+            states = []
+            for f in p.files:
+                u = units.get(f)
+                ent = {"file": f, "objects": list(u.objects) if u else [],
+                       "new_warnings": [], "reason": u.reason if u else "deleted"}
+                if u and u.objects:
+                    r = buildmod.compile_objects(wt.src, build, u.objects, opt.jobs, blog)
+                    for obj, rr in r.items():
+                        if not rr["ok"]:
+                            ent["error"] = rr["error"]
+                            states.append("error")
+                        nw = compilemod.new_warnings(baseline.get(obj, []), rr["warnings"])
+                        ent["new_warnings"] += [f"{obj}: {w}" for w in nw]
+                        n_new_warn += len(nw)
+                        if nw:
+                            states.append("new-warnings")
+                    states.append("ok")
+                else:
+                    states.append("not-compile-tested" if f.endswith((".c", ".h")) else "n/a")
+                row["compile"].append(ent)
+            row["compiled"] = next((s for s in ("error", "new-warnings", "ok",
+                                                "not-compile-tested", "n/a") if s in states), "n/a")
+            if row["compiled"] == "error":
+                err = next(e.get("error") for e in row["compile"] if e.get("error"))
+                stage("apply", True, f"{p.index}/{len(patches)} applied", t0)
+                stage("compile", False, f"patch {p.index} ({p.name}) breaks the build: {err}")
+                raise VerifyError("compile", f"patch {p.index} {p.name} does not compile",
+                                  [f"build log: {os.path.relpath(out_dir, REPO)}/build.log"],
+                                  [err])
+        stage("apply", True, f"{len(patches)}/{len(patches)} patches applied in order", t0)
+        if opt.compile_test:
+            nct = sorted({e["file"] + ": " + (e["reason"] or "") for r in prow
+                          for e in r["compile"] if not e["objects"]})
+            ok = n_new_warn == 0
+            stage("compile", ok,
+                  f"{len(objs_all)} object(s) built per patch with W=1, "
+                  f"{n_new_warn} new warning(s)"
+                  + (f"; not compile-tested: {'; '.join(nct)}" if nct else ""))
+            if not ok:
+                raise VerifyError("compile", f"{n_new_warn} new W=1 warning(s) vs the unpatched "
+                                  "files", ["fix the warnings; see result.json patches[].compile"],
+                                  [w for r in prow for e in r["compile"]
+                                   for w in e["new_warnings"]][:10])
+
+        # ---------------------------------------------------------------- build
+        t0 = time.monotonic()
+        buildmod.build_kernel(wt.src, build, opt.jobs, blog)
+        mods = buildmod.build_test_modules(build, os.path.join(root, f"modules-{opt.profile}"),
+                                           opt.jobs, blog)
+        intree = buildmod.intree_modules(build)
+        for p, row in zip(patches, prow):
+            kinds = set()
+            for e in row["compile"]:
+                u = units.get(e["file"])
+                if u and u.objects:
+                    kinds.add(f"module:{u.module}" if u.module else "vmlinux")
+            row["built_in"] = ",".join(sorted(kinds)) if kinds else "no"
+        stage("build", True, f"bzImage + {len(intree)} in-tree module(s) + "
+                             f"{len(mods)} test module(s)", t0)
+
+        # ---------------------------------------------------------------- initramfs
+        t0 = time.monotonic()
+        plan = dataclasses.replace(opt.plan) if opt.plan else initmod.GuestPlan()
+        probes = []
+        for p, row in zip(patches, prow):
+            for f, fns in sorted(row.pop("_probe_files", {}).items()):
+                u = units.get(f) or compilemod.settle(compilemod.plan_unit(wt.src, f), dotconfig)
+                if not u.objects:
+                    continue
+                for fn in fns:
+                    target = f"{u.module.replace('-', '_')}:{fn}" if u.module else fn
+                    probes.append((probemod.event_name(p.index, fn), target))
+        plan.probes = sorted(set(probes))
+        need = {"aj_exit"} | ({"aj_demo"} if plan.demo else set()) | \
+               ({"aj_i2c_record"} if plan.record else set())
+        modules = {n: mods[n] for n in need}
+        if "i2c-stub" in intree:
+            modules["i2c-stub"] = intree["i2c-stub"]
+        for name in sorted(intree):
+            if name != "i2c-stub" and any(r["built_in"] == f"module:{name}" for r in prow):
+                modules[name] = intree[name]
+                plan.load_modules.append(name)
+        progs = initmod.build_userspace(os.path.join(root, "userspace"), log)
+        initrd = initmod.build_initramfs(os.path.join(root, f"initramfs-{opt.profile}.cpio"),
+                                         plan, modules, progs)
+        with open(os.path.join(staging, "init.sh"), "w") as f:
+            f.write(initmod.guest_script(plan))
+        stage("initramfs", True, f"{os.path.getsize(initrd) // 1024} KiB, suites: "
+                                 f"{', '.join(plan.suites())}; {len(plan.probes)} kprobe(s)", t0)
+
+        # ---------------------------------------------------------------- boot
+        t0 = time.monotonic()
+        accel = bootmod.pick_accel(log)
+        br = bootmod.boot(buildmod.bzimage(build), initrd, os.path.join(staging, "console.log"),
+                          opt.timeout, log, accel)
+        timings["boot_to_verdict"] = round(br.seconds, 1)
+        res["guest"]["accel"] = accel
+        res["guest"]["exit"] = br.describe()
+        boot_ok = br.verdict_code is not None
+        stage("boot", boot_ok, f"{accel}, {br.describe()}", t0)
+        # ---------------------------------------------------------------- parse
+        _parse_into(res, br.console, prow, plan, o, stage, br)
+    except VerifyError as e:
+        res["failed_stage"] = res["failed_stage"] or e.stage
+        res["message"] = e.message
+        res["error"] = e.render()
+        for row in prow:
+            if row["verdict"] == "not-reached" and row["applied"] and e.stage not in ("apply",):
+                row["verdict"] = "fail"
+        _finish(res, prow, o, staging, out_dir, timings, t_all)
+        lockf.close()
+        raise
+    _finish(res, prow, o, staging, out_dir, timings, t_all)
+    lockf.close()
+    return res
+
+
+def _configure(work, build, required, optional, jobs, blog):
+    """Required symbols must survive; optional (touched drivers) are best effort: if asking
+    for them breaks a required one, retry without them."""
+    want = dict(optional)
+    want.update(required)
+    try:
+        return configmod.configure(work, build, want, jobs, blog)
+    except VerifyError as e:
+        if not optional:
+            raise
+        bad = {l.split(":")[0][7:] for l in e.details}
+        if bad & set(required):
+            return configmod.configure(work, build, required, jobs, blog)
+        # only optional ones were lost: accept the config as it is, record them
+        return True, configmod.read_dotconfig(os.path.join(build, ".config"))
+
+
+def _baseline(wt, build, objs, jobs, blog, dotconfig) -> Dict[str, List[str]]:
+    """W=1 warnings of each object, unpatched. Cached per (object, config, source size/mtime)."""
+    cache_path = os.path.join(build, ".aj-baseline.json")
+    try:
+        with open(cache_path) as f:
+            cache = json.load(f)
+    except (OSError, ValueError):
+        cache = {}
+    key_cfg = configmod.config_key(wt.src, dotconfig)
+    out, todo = {}, []
+    for obj in objs:
+        src = os.path.join(wt.ksrc, obj[:-2] + ".c")
+        try:
+            st = os.stat(src)
+            k = f"{key_cfg}:{st.st_size}:{int(st.st_mtime)}"
+        except OSError:
+            k = None
+        if k and cache.get(obj, {}).get("key") == k:
+            out[obj] = cache[obj]["warnings"]
+        else:
+            todo.append((obj, k))
+    if todo:
+        r = buildmod.compile_objects(wt.src, build, [o for o, _ in todo], jobs, blog)
+        for obj, k in todo:
+            out[obj] = r[obj]["warnings"]
+            if r[obj]["ok"] and k:
+                cache[obj] = {"key": k, "warnings": r[obj]["warnings"]}
+        with open(cache_path, "w") as f:
+            json.dump(cache, f, indent=1, sort_keys=True)
+    return out
+
+
+def _parse_into(res, console, prow, plan, o, stage, br):
+    t0 = time.monotonic()
+    test = parsemod.parse_ktap(console)
+    splats = parsemod.scan_splats(console)
+    hit = parsemod.hits(console)
+    failed_probes = parsemod.failed_probes(console)
+    suites = [{"name": s.name, "status": s.status.value,
+               "cases": [{"name": c.name, "status": c.status.value} for c in s.subtests]}
+              for s in test.subtests]
+    res["guest"]["ktap"] = {"status": test.status.value, "counts": test.counts(),
+                            "errors": test.errors}
+    res["guest"]["suites"] = suites
+    res["guest"]["paths"] = {k: {"taken": v[0], "expected": v[1]}
+                             for k, v in sorted(parsemod.paths(console).items())}
+    d = parsemod.demo_value(console)
+    if d:
+        res["guest"]["demo"] = {"in_atomic_under_spinlock": d[0], "preempt_count": d[1] == "y"}
+    res["guest"]["splats"] = {
+        "expected": [f"{s.kind}: {s.text}" for s in splats.splats if s.expected],
+        "unexpected": [f"{s.kind}: {s.text}" for s in splats.unexpected],
+        "missing": splats.missing}
+    res["guest"]["hits"] = dict(sorted(hit.items()))
+    res["guest"]["failed_probes"] = failed_probes
+    c = test.counts()
+    ktap_ok = test.status == parsemod.Status.SUCCESS
+    stage("ktap", ktap_ok, f"{len(test.subtests)} suite(s), "
+                           f"{c['success']} passed, {c['failure']} failed, "
+                           f"{c['crashed']} crashed, {c['skipped']} skipped", t0)
+    for line in parsemod.failures(test)[:12]:
+        o.info(f"            {line}")
+    stage("splats", splats.ok, f"{len(splats.splats) - len(splats.unexpected)} expected, "
+                               f"{len(splats.unexpected)} unexpected, "
+                               f"{len(splats.missing)} declared but missing")
+    for s in splats.unexpected[:8]:
+        o.info(f"            unexpected {s.kind} (console line {s.line_no}): {s.text}")
+    for m in splats.missing:
+        o.info(f"            expected splat not seen: {m}")
+    guest_ok = br.verdict_code == 0
+    all_ok = ktap_ok and splats.ok and guest_ok
+    if not br.verdict_code == 0 and br.verdict_code is None:
+        for l in parsemod.last_lines(console):
+            o.info(f"            | {l}")
+    for row in prow:
+        evs = [e for e in hit if e.startswith(f"p{row['index']}_")]
+        row["executed"] = sum(hit[e] for e in evs) if evs else None
+        if row["compiled"] in ("error", "new-warnings"):
+            row["verdict"] = "fail"
+        elif not all_ok and row["built_in"] != "no":
+            row["verdict"] = "fail"
+        elif row["executed"]:
+            row["verdict"] = "tested"
+        else:
+            row["verdict"] = "compile-tested-only" if row["compiled"] == "ok" else \
+                ("fail" if not all_ok else "untested")
+    if not all_ok:
+        why = []
+        if not ktap_ok:
+            why.append(f"KTAP {test.status.value}")
+        if splats.unexpected:
+            why.append("unexpected " + ", ".join(sorted({s.kind for s in splats.unexpected})))
+        if splats.missing:
+            why.append("expected splat missing")
+        if not guest_ok:
+            why.append(br.describe())
+        wrong = [f"{k}: path={v['taken']} expected={v['expected']}"
+                 for k, v in res["guest"]["paths"].items() if v["taken"] != v["expected"]]
+        if wrong:
+            why.append("wrong path (" + "; ".join(wrong) + ")")
+        res["failed_stage"] = "boot" if br.verdict_code is None else "parse"
+        raise VerifyError(res["failed_stage"], "; ".join(why),
+                          [f"raw console: {res['_out']}/console.log",
+                           f"rerun the parse offline: /usr/bin/python3 qemu-verify parse "
+                           f"{res['_out']}/console.log"],
+                          ([f"unexpected {s.kind}: {s.text}" for s in splats.unexpected[:4]] +
+                           [f"expected splat not seen: {m}" for m in splats.missing[:2]] +
+                           ([f"last console lines: {' / '.join(parsemod.last_lines(console, 4))}"]
+                            if br.verdict_code is None else [])))
+    res["verdict"] = "pass"
+
+
+def _finish(res, prow, o, staging, out_dir, timings, t_all):
+    for row in prow:
+        row.pop("_probe_files", None)
+    res["patches"] = prow
+    n = len(prow)
+    summ = {"patches": n,
+            "applied": sum(1 for r in prow if r["applied"]),
+            "compiled": sum(1 for r in prow if r["compiled"] == "ok"),
+            "built_in": sum(1 for r in prow if r["built_in"] != "no"),
+            "executed": sum(1 for r in prow if r["executed"]),
+            "compile_tested_only": sum(1 for r in prow if r["verdict"] == "compile-tested-only")}
+    res["summary"] = summ
+    if res["verdict"] == "pass":
+        line = (f"VERDICT: PASS: {summ['patches']} patch(es): {summ['applied']} applied, "
+                f"{summ['compiled']} compiled, {summ['built_in']} built into the test kernel, "
+                f"{summ['executed']} executed in the guest, "
+                f"{summ['compile_tested_only']} compile-tested only")
+    else:
+        line = (f"VERDICT: FAIL at {res['failed_stage']}: {res['message']} "
+                f"({summ['applied']}/{summ['patches']} applied, {summ['executed']} executed "
+                f"in the guest)")
+    o.info(line)
+    for r in prow:
+        o.info(f"  {r['index']:>3} {r['verdict']:<20} applied={'yes' if r['applied'] else 'no'} "
+               f"compiled={r['compiled']} built-in={r['built_in']} "
+               f"executed={r['executed'] if r['executed'] is not None else '-'}  {r['subject']}")
+    res["final"] = line
+    timings["total"] = round(time.monotonic() - t_all, 1)
+    with open(os.path.join(staging, "result.json"), "w") as f:
+        json.dump({k: v for k, v in res.items() if not k.startswith("_")}, f, indent=2,
+                  sort_keys=True)
+        f.write("\n")
+    with open(os.path.join(staging, "summary.txt"), "w") as f:
+        f.write("\n".join(o.lines) + "\n")
+    with open(os.path.join(staging, "timings.json"), "w") as f:
+        json.dump(timings, f, indent=1, sort_keys=True)
+    res["_timings"] = timings
+    # the previous report is replaced only now that the new one is complete
+    old = out_dir + ".old"
+    if os.path.exists(old):
+        shutil.rmtree(old)
+    if os.path.exists(out_dir):
+        os.rename(out_dir, old)
+    os.rename(staging, out_dir)
+    if os.path.exists(old):
+        shutil.rmtree(old)
+
+
+# ====================================================================== commands
+def cmd_run(a) -> int:
+    opt = RunOptions(ksrc=a.ksrc or DEFAULT_KSRC, series=a.series, jobs=a.jobs or default_jobs(),
+                     output=a.output, timeout=a.timeout)
+    run_verify(opt)
+    return 0
+
+
+def cmd_parse(a) -> int:
+    text = sys.stdin.read() if a.file == "-" else open(a.file, errors="replace").read()
+    t = parsemod.parse_ktap(text)
+    s = parsemod.scan_splats(text)
+    c = t.counts()
+    print(f"KTAP: {t.status.value}: {c['success']} passed, {c['failure']} failed, "
+          f"{c['crashed']} crashed, {c['skipped']} skipped")
+    for l in parsemod.failures(t):
+        print(f"  {l}")
+    print(f"splats: {len(s.splats) - len(s.unexpected)} expected, {len(s.unexpected)} "
+          f"unexpected, {len(s.missing)} missing")
+    for sp in s.unexpected:
+        print(f"  unexpected {sp.kind} (line {sp.line_no}): {sp.text}")
+    for m in s.missing:
+        print(f"  expected splat not seen: {m}")
+    ok = t.status == parsemod.Status.SUCCESS and s.ok
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+def cmd_config(a) -> int:
+    ksrc = os.path.realpath(a.ksrc or DEFAULT_KSRC)
+    tree = tree_name(ksrc)
+    root = os.path.join(CACHE, "verify", tree)
+    log = Log(os.path.join(root, "config.log"))
+    wt = applymod.WorkTree(ksrc, root, log)
+    wt.prepare()
+    syms = configmod.read_fragments([configmod.FRAGMENT])
+    configmod.configure(wt.src, os.path.join(root, "build-verify"), syms,
+                        a.jobs or default_jobs(), log, force=True)
+    print(f"config: {len(syms)} symbols survived: {os.path.join(root, 'build-verify', '.config')}")
+    return 0
+
+
+from .extras import cmd_all, cmd_bench, cmd_demo, cmd_mutants, cmd_seed  # noqa: E402
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="qemu-verify", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd")
+
+    def common(p):
+        p.add_argument("--ksrc", default=os.environ.get("KSRC") or None)
+        p.add_argument("--kdir", default=None, help="out-of-tree module directory")
+        p.add_argument("--jobs", type=int, default=None)
+        p.add_argument("--timeout", type=float, default=300.0, help="QEMU hard timeout (s)")
+        p.add_argument("--output", default=None)
+        p.add_argument("--series", default=None)
+
+    for name in ("run", "config", "demo", "seed", "mutants", "all", "bench"):
+        common(sub.add_parser(name))
+    pp = sub.add_parser("parse")
+    pp.add_argument("file")
+    a = ap.parse_args(argv)
+    if not a.cmd:
+        ap.print_help()
+        return 2
+    if getattr(a, "jobs", None) is not None and a.jobs < 1:
+        a.jobs = None
+    if getattr(a, "kdir", None):
+        print(f"CRITICAL: KDIR={a.kdir}: out-of-tree module directories are not supported by "
+              f"verify yet\n  -> verify the in-tree series with KSRC=<kernel tree>",
+              file=sys.stderr)
+        return 1
+    fn = {"run": cmd_run, "parse": cmd_parse, "config": cmd_config, "demo": cmd_demo,
+          "seed": cmd_seed, "mutants": cmd_mutants, "all": cmd_all, "bench": cmd_bench}[a.cmd]
+    try:
+        return fn(a)
+    except VerifyError as e:
+        print(e.render(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("CRITICAL: interrupted", file=sys.stderr)
+        return 130
