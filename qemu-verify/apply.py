@@ -118,6 +118,7 @@ def parse_patch(path: str, index: int) -> Patch:
 
 def list_series(series: str) -> List[str]:
     """Patch files of a series directory (format-patch names, cover letter skipped), in order."""
+    series = os.path.abspath(series)
     if os.path.isfile(series):
         return [series]
     if not os.path.isdir(series):
