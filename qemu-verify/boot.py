@@ -77,8 +77,9 @@ def pick_accel(log: Log) -> str:
 
 
 def boot(kernel: str, initrd: str, console_path: str, timeout: float, log: Log,
-         accel: str = "tcg", append_extra: List[str] = ()) -> BootResult:
-    cfg = qemu_config()
+         accel: str = "tcg", append_extra: List[str] = (), cfg: Optional[dict] = None
+         ) -> BootResult:
+    cfg = cfg or qemu_config()
     if not shutil.which(cfg["qemu"]):
         raise VerifyError("boot", f"{cfg['qemu']} not found", ["apt-get install qemu-system-x86"])
     argv = qemu_argv(kernel, initrd, accel, append_extra, cfg)

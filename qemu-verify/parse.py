@@ -36,6 +36,20 @@ def worst(a: Status, b: Status) -> Status:
     return a if _WORST.index(a) >= _WORST.index(b) else b
 
 
+def combine(children: List["Test"]) -> Status:
+    """kunit's rule: any failure/crash wins; all skipped is skipped; else success."""
+    sts = [c.status for c in children]
+    if not sts:
+        return Status.SUCCESS
+    bad = [s for s in sts if s not in (Status.SUCCESS, Status.SKIPPED)]
+    if bad:
+        st = bad[0]
+        for b in bad[1:]:
+            st = worst(st, b)
+        return st
+    return Status.SKIPPED if all(s == Status.SKIPPED for s in sts) else Status.SUCCESS
+
+
 @dataclasses.dataclass
 class Test:
     name: str = ""
@@ -155,9 +169,7 @@ def _parse_test(lines: _Lines, index: int, top: bool) -> Test:
             t.errors.append("0 tests")
     if top:
         # the top level has no result line of its own
-        child = Status.SUCCESS
-        for s in t.subtests:
-            child = worst(child, s.status)
+        child = combine(t.subtests)
         if t.expected_count is None:
             t.status = Status.CRASHED
         elif t.expected_count == 0:
@@ -194,9 +206,9 @@ def _parse_test(lines: _Lines, index: int, top: bool) -> Test:
     if got_idx != index:
         t.errors.append(f"expected test number {index}, got {got_idx}")
         own = worst(own, Status.FAILURE)
-    child = Status.SUCCESS
-    for s in t.subtests:
-        child = worst(child, s.status)
+    child = combine(t.subtests)
+    if child == Status.SKIPPED:
+        child = Status.SUCCESS     # an all-skipped suite does not fail its parent's result
     if t.subtests and own == Status.SUCCESS and child not in (Status.SUCCESS, Status.SKIPPED):
         t.errors.append("reported ok although a subtest did not pass")
     status = own if own == Status.SKIPPED and not t.subtests else worst(own, child)

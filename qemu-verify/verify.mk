@@ -1,0 +1,38 @@
+# make verify: apply a series to a pristine copy of KSRC, compile-test it, build a tinyconfig
+# test kernel, boot it in QEMU and parse the KTAP (qemu-verify/verify.py).
+#   make verify [SERIES=dir|none] [KSRC=tree] [J=n] [O=report dir] [TIMEOUT=s]
+#   make verify-all     seed replay + both mutants + demo (+ SERIES when given)
+#   make demo           in_atomic() under a spinlock, with and without PREEMPT_COUNT
+#   make bench-verify   cold/warm verify and boot-to-verdict times
+#   make verify-parse   re-parse the saved console offline (CONSOLE=file)
+SERIES  ?=
+KDIR    ?=
+TIMEOUT ?=
+CONSOLE ?=
+
+QV := $(PYTHON) $(CURDIR)/qemu-verify
+QV_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(KDIR),--kdir "$(KDIR)") \
+	  $(if $(J),--jobs "$(J)") $(if $(O),--output "$(O)") \
+	  $(if $(TIMEOUT),--timeout "$(TIMEOUT)") $(if $(SERIES),--series "$(SERIES)")
+
+.PHONY: verify verify-all verify-seed verify-mutants verify-parse demo bench-verify
+verify:
+	@$(QV) run $(QV_ARGS)
+
+verify-all:
+	@$(QV) all $(QV_ARGS)
+
+verify-seed:
+	@$(QV) seed $(QV_ARGS)
+
+verify-mutants:
+	@$(QV) mutants $(QV_ARGS)
+
+verify-parse:
+	@$(QV) parse "$(or $(CONSOLE),reports/$(notdir $(or $(KSRC),$(HOME)/.cache/atomic-janitor/linux-source-6.1))/verify/console.log)"
+
+demo:
+	@$(QV) demo $(QV_ARGS)
+
+bench-verify:
+	@$(QV) bench $(QV_ARGS)
