@@ -39,6 +39,7 @@ class Log:
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
 
     def write(self, text: str) -> None:
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
         with open(self.path, "a", encoding="utf-8", errors="replace") as f:
             f.write(text if text.endswith("\n") else text + "\n")
 

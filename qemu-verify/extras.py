@@ -33,7 +33,10 @@ def _opts(a, **kw):
 
 
 def _reports(a, name: str) -> str:
+    """Report dir of one sub-run: under O= when given, else reports/<tree>/<name>."""
     v = _v()
+    if getattr(a, "output", None):
+        return os.path.join(os.path.abspath(a.output), name)
     return os.path.join(v.REPO, "reports", v.tree_name(a.ksrc or DEFAULT_KSRC), name)
 
 

@@ -107,13 +107,15 @@ def run_verify(opt: RunOptions) -> dict:
     ksrc = os.path.realpath(opt.ksrc or DEFAULT_KSRC)
     applymod.check_ksrc(ksrc)
     tree = tree_name(ksrc)
-    out_dir = opt.output or os.path.join(REPO, "reports", tree, "verify")
-    staging = out_dir + ".new"
+    out_dir = os.path.abspath(opt.output or os.path.join(REPO, "reports", tree, "verify"))
+    root = os.path.join(CACHE, "verify", tree)
+    lockf = _lock(root)
+    # logs are written outside the repository while verify runs (a concurrent `make clean`
+    # cannot pull them away) and replace the previous report only once complete
+    staging = os.path.join(root, "staging", re.sub(r"[^A-Za-z0-9_.-]", "_", opt.label))
     if os.path.exists(staging):
         shutil.rmtree(staging)
     os.makedirs(staging)
-    root = os.path.join(CACHE, "verify", tree)
-    lockf = _lock(root)
     log = Log(os.path.join(staging, "verify.log"))
     blog = Log(os.path.join(staging, "build.log"))
     o = Out(opt.quiet)
@@ -481,14 +483,17 @@ def _finish(res, prow, o, staging, out_dir, timings, t_all):
         json.dump(timings, f, indent=1, sort_keys=True)
     res["_timings"] = timings
     # the previous report is replaced only now that the new one is complete
-    old = out_dir + ".old"
-    if os.path.exists(old):
-        shutil.rmtree(old)
+    new, old = out_dir + ".new", out_dir + ".old"
+    for d in (new, old):
+        if os.path.exists(d):
+            shutil.rmtree(d)
+    os.makedirs(os.path.dirname(out_dir), exist_ok=True)
+    shutil.copytree(staging, new)
     if os.path.exists(out_dir):
         os.rename(out_dir, old)
-    os.rename(staging, out_dir)
-    if os.path.exists(old):
-        shutil.rmtree(old)
+    os.rename(new, out_dir)
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)
 
 
 # ====================================================================== commands
@@ -573,3 +578,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("CRITICAL: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # an internal error: still one line, never a traceback
+        print(f"CRITICAL: internal error: {type(e).__name__}: {e}\n"
+              f"  -> rerun with AJ_DEBUG=1 for the traceback and report it", file=sys.stderr)
+        if os.environ.get("AJ_DEBUG"):
+            raise
+        return 1

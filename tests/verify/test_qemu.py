@@ -1,0 +1,139 @@
+"""Real-boot tests: build the tinyconfig test kernel once (shared cache), boot it in QEMU.
+
+Each scenario is one `qemu-verify run` through the real CLI, run at most once per session
+(scenario fixture below); the kernel build dir is shared, so only the first one is cold.
+Order matters for speed only: scenarios that keep the config come first.
+"""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import PYTHON, QV, REPO
+
+pytestmark = pytest.mark.qemu
+SERIES = os.path.join(QV, "series")
+_RUNS = {}
+
+
+@pytest.fixture(scope="session")
+def outdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("verify-reports")
+
+
+@pytest.fixture(scope="session")
+def scenario(outdir):
+    def run(name, *args):
+        if name not in _RUNS:
+            out = os.path.join(str(outdir), name)
+            p = subprocess.run([PYTHON, QV, *args, "--output", out, "--timeout", "240"],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+            res = None
+            if os.path.exists(os.path.join(out, "result.json")):
+                with open(os.path.join(out, "result.json")) as f:
+                    res = json.load(f)
+            _RUNS[name] = (p, res, out)
+        return _RUNS[name]
+    return run
+
+
+def _check_no_traceback(p):
+    assert "Traceback" not in p.stderr and "Traceback" not in p.stdout
+
+
+def test_unpatched_kernel_passes_all_suites(scenario):
+    p, res, out = scenario("none", "run", "--series", "none")
+    _check_no_traceback(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert res["verdict"] == "pass"
+    suites = {s["name"]: s["status"] for s in res["guest"]["suites"]}
+    assert suites == {"i2c_stub_userspace": "success", "i2c_tools": "success",
+                      "aj_demo": "success", "aj_i2c_record": "success"}
+    assert res["guest"]["paths"]["spinlock_running_normal_path"]["taken"] == "normal"
+    assert res["guest"]["paths"]["late_shutdown_atomic_path"]["taken"] == "atomic"
+    assert any(s.startswith("sleeping-in-atomic") for s in res["guest"]["splats"]["expected"])
+    assert res["guest"]["splats"]["unexpected"] == []
+    assert res["guest"]["demo"] == {"in_atomic_under_spinlock": 1, "preempt_count": True}
+    assert os.path.getsize(os.path.join(out, "console.log")) > 0
+    # the saved console re-parses offline to the same verdict
+    r = subprocess.run([PYTHON, QV, "parse", os.path.join(out, "console.log")],
+                       stdout=subprocess.PIPE, text=True)
+    assert r.returncode == 0 and r.stdout.strip().endswith("PASS")
+
+
+def test_mutant_sleep_under_spinlock_fails_naming_the_splat(scenario):
+    p, res, _ = scenario("mutant-sleep", "run", "--series",
+                         os.path.join(SERIES, "mutant-sleep-under-spinlock"))
+    _check_no_traceback(p)
+    assert p.returncode == 1
+    assert res["verdict"] == "fail"
+    assert "scheduling-while-atomic" in p.stderr
+    assert any(s.startswith("scheduling-while-atomic: BUG: scheduling while atomic")
+               for s in res["guest"]["splats"]["unexpected"])
+    assert res["patches"][0]["executed"] > 0          # the mutant really ran in the guest
+    assert res["patches"][0]["verdict"] == "fail"
+
+
+def test_mutant_dropped_irq_check_fails_naming_the_wrong_path(scenario):
+    p, res, _ = scenario("mutant-irq", "run", "--series",
+                         os.path.join(SERIES, "mutant-drop-irq-check"))
+    _check_no_traceback(p)
+    assert p.returncode == 1
+    assert "late_shutdown_atomic_path: path=normal expected=atomic" in p.stderr
+    assert res["guest"]["paths"]["late_shutdown_atomic_path"]["taken"] == "normal"
+
+
+def test_seed_revert_changes_the_spinlock_path(scenario):
+    _, real, _ = scenario("none", "run", "--series", "none")
+    p, bad, _ = scenario("seed-revert", "run", "--series", os.path.join(SERIES, "seed-revert"))
+    _check_no_traceback(p)
+    assert p.returncode == 1
+    case = "spinlock_running_normal_path"
+    assert real["guest"]["paths"][case]["taken"] == "normal"
+    assert bad["guest"]["paths"][case]["taken"] == "atomic"
+    assert any("sleeping-in-atomic" in m for m in bad["guest"]["splats"]["missing"])
+    assert bad["patches"][0]["executed"] > 0
+
+
+def test_series_that_does_not_apply_names_the_patch(scenario):
+    p, res, _ = scenario("bad-apply", "run", "--series",
+                         os.path.join(SERIES, "bad-does-not-apply"))
+    _check_no_traceback(p)
+    assert p.returncode == 1
+    assert p.stderr.startswith("CRITICAL: apply: patch 2 0002-i2c-smbus-context-mismatch.patch")
+    assert [r["applied"] for r in res["patches"]] == [True, False]
+    # the cached pristine tree is untouched
+    from qemu_verify import common
+    with open(os.path.join(common.DEFAULT_KSRC, "drivers/i2c/i2c-stub.c")) as f:
+        assert "no chip at" not in f.read()
+
+
+def test_build_error_quotes_the_compiler(scenario):
+    p, res, _ = scenario("bad-build", "run", "--series", os.path.join(SERIES, "bad-build-error"))
+    _check_no_traceback(p)
+    assert p.returncode == 1
+    assert "CRITICAL: compile: patch 1" in p.stderr
+    assert "drivers/i2c/i2c-stub.c:" in p.stderr and "error:" in p.stderr
+
+
+def test_smoke_series_honest_per_patch_verdicts(scenario):
+    p, res, _ = scenario("smoke", "run", "--series", os.path.join(SERIES, "smoke"))
+    _check_no_traceback(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    v = [(r["verdict"], r["built_in"]) for r in res["patches"]]
+    assert v == [("tested", "module:i2c-stub"), ("compile-tested-only", "vmlinux"),
+                 ("untested", "no")]
+    assert res["patches"][0]["executed"] > 0
+    assert "1 executed in the guest" in p.stdout.splitlines()[-4]
+    assert res["patches"][2]["compile"][0]["reason"].startswith("cannot be enabled")
+
+
+@pytest.mark.skipif(os.environ.get("AJ_VERIFY_SKIP_DEMO") == "1", reason="AJ_VERIFY_SKIP_DEMO=1")
+def test_demo_in_atomic_one_and_zero(scenario):
+    p, _, _ = scenario("demo", "demo")
+    _check_no_traceback(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "DEMO: in_atomic() under spin_lock(): 1 with PREEMPT_COUNT" in p.stdout
+    assert ", 0 without (PREEMPT_NONE" in p.stdout
