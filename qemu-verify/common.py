@@ -7,7 +7,8 @@ import time
 from typing import List, Optional, Sequence
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CACHE = os.path.join(os.path.expanduser("~"), ".cache", "atomic-janitor")
+CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or
+                     os.path.join(os.path.expanduser("~"), ".cache"), "atomic-janitor")
 DEFAULT_KSRC = os.path.join(CACHE, "linux-source-6.1")
 ARCH = "x86_64"
 

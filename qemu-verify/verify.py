@@ -91,6 +91,19 @@ def _default_series(tree: str) -> str:
                        "or pass SERIES=<dir of git format-patch files> (SERIES=none: no patch)"])
 
 
+def _setup_default_tree() -> None:
+    """The default tree is unpacked once by `make setup` (scripts/atomic_janitor)."""
+    import subprocess
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "scripts"))
+    p = subprocess.run([sys.executable, "-m", "atomic_janitor", "setup"], cwd=REPO, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0 or not os.path.isdir(DEFAULT_KSRC):
+        raise VerifyError("tree", f"the default tree {DEFAULT_KSRC} is not unpacked",
+                          ["run `make setup` (installs and unpacks Debian's linux-source-6.1)",
+                           "or pass KSRC=<kernel tree>"],
+                          (p.stdout.strip().splitlines() or [""])[-1:])
+
+
 def _lock(root: str):
     os.makedirs(root, exist_ok=True)
     f = open(os.path.join(root, "lock"), "w")
@@ -105,6 +118,8 @@ def _lock(root: str):
 def run_verify(opt: RunOptions) -> dict:
     """All stages. Returns the result dict (also written to <output>/result.json)."""
     ksrc = os.path.realpath(opt.ksrc or DEFAULT_KSRC)
+    if ksrc == os.path.realpath(DEFAULT_KSRC) and not os.path.isdir(ksrc):
+        _setup_default_tree()
     applymod.check_ksrc(ksrc)
     tree = tree_name(ksrc)
     out_dir = os.path.abspath(opt.output or os.path.join(REPO, "reports", tree, "verify"))
