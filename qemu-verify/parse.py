@@ -121,6 +121,13 @@ class _Lines:
     def eof(self) -> bool:
         return self.i >= len(self.lines)
 
+    def has_structure_ahead(self) -> bool:
+        """Is there a KTAP line (not only diagnostics) before the end?"""
+        for l in self.lines[self.i:]:
+            if _VERSION.match(l) or _SUBTEST.match(l) or _PLAN.match(l) or _RESULT.match(l):
+                return True
+        return False
+
     def skip_diag(self, into: List[str]) -> None:
         while not self.eof():
             l = self.peek()
@@ -157,8 +164,8 @@ def _parse_test(lines: _Lines, index: int, top: bool) -> Test:
             t.errors.append("missing plan line")
         n = t.expected_count or 0
         for i in range(1, n + 1):
-            lines.skip_diag(t.log)
-            if lines.eof():
+            if not lines.has_structure_ahead():
+                lines.skip_diag(t.log)
                 t.errors.append(f"missing test {i} of {n} (output truncated)")
                 t.subtests.append(Test(name=f"<missing {i}>", index=i,
                                        errors=["missing (output truncated)"]))
@@ -241,7 +248,8 @@ def failures(t: Test, path: str = "") -> List[str]:
     for s in t.subtests:
         out += failures(s, here)
     if t.subtests == [] and t.status in (Status.FAILURE, Status.CRASHED) and not t.errors:
-        diag = next((d for d in t.log if d.startswith("#")), "")
+        diags = [d for d in t.log if d.startswith("#")]
+        diag = next((d for d in diags if t.name and t.name in d), diags[-1] if diags else "")
         out.append(f"{here}: {t.status.value}{' ' + diag if diag else ''}")
     return out
 
