@@ -91,7 +91,7 @@ C << tern.C;
 @@
 aj_emit("ternary", p, cond=C, then=A, other=B)
 
-@ite depends on janitor@
+@ite depends on janitor disable neg_if@
 identifier n.f;
 position r.p;
 expression C;
@@ -212,7 +212,7 @@ aj_emit("static", p, function=g)
 
 // An answer stored in a variable is judged by what the code does with it.
 
-@vif depends on janitor@
+@vif depends on janitor disable neg_if@
 identifier decl.v;
 position q;
 expression C;

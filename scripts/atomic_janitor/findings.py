@@ -18,15 +18,25 @@ def subsystem(rel, tree_kind):
     return parts[0]
 
 
-def _expression(use):
-    """The decision the call is part of: the innermost ternary/if condition, else the assignment."""
+def _expression(use, macro_body=None):
+    """The decision the call is part of: the innermost ternary/if condition, else the assignment,
+    else (a use in an expression macro) the macro's body."""
     for kind in ("ternary", "if", "call-arg", "assign", "return"):
         for c in use.constructs:
             if c["kind"] == kind and c.get("cond"):
                 if kind == "call-arg" and c.get("callee") in forms.TRANSPARENT_CALLS:
                     continue
                 return ctext.strip_parens(ctext.normalise(c["cond"]))
+    if macro_body and ctext.is_expression_macro(macro_body):
+        return ctext.strip_parens(ctext.normalise(forms.tokens(macro_body)))
     return f"{use.called}()"
+
+
+def _macro_body(lines, use):
+    if not use.macro:
+        return None
+    m = ctext.macro_at(lines, use.line)
+    return m[2] if m else None
 
 
 def _pos(use):
@@ -50,14 +60,15 @@ def build(tree, detection, predicates, scope, read_lines):
             continue
         awt = detect.atomic_when_true(use.called, wrappers)
         form, detail = forms.classify(use.constructs, is_wrapper=is_wrapper, assert_macro=assert_macro,
-                                      called=use.called, atomic_when_true=awt)
+                                      called=use.called, atomic_when_true=awt,
+                                      macro_body=_macro_body(lines, use))
         detail["true_means"] = "atomic" if awt else "may-sleep"
         via = (wrappers[use.called].via if use.called in wrappers else [use.called])
         rec = {
             "file": use.file, "line": use.line, "col": use.col, "colend": use.colend,
             "function": use.function, "macro": use.macro,
             "predicate": via[-1], "called": use.called, "via": via,
-            "expression": _expression(use),
+            "expression": _expression(use, _macro_body(lines, use)),
             "form": form, "form_detail": detail,
             "class": UNCLASSIFIED, "confidence": None, "reason": None,
             "evidence": [], "fix": None,

@@ -70,6 +70,10 @@ class Prefilter:
             out |= self.words[n]
         return sorted(out)
 
+    def names_in(self, rel, names):
+        """Which of `names` the file mentions."""
+        return sorted(n for n in names if rel in self.words.get(n, ()))
+
     def save(self):
         if self.dirty:
             self.store.save("prefilter", {"stat": self.stat,

@@ -75,40 +75,51 @@ def _run_batch(exe, rule, opts, root, files, env, defines):
 
 
 def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",), label="spatch"):
-    """Run `rule` on `files` (relpaths under root) looking for `names`; cached per file."""
+    """Run `rule` on `files` (relpaths under root) looking for `names`; cached per file.
+
+    `names` is either one list for every file, or a dict relpath -> the names that file
+    mentions (from the prefilter): then a new name only re-runs the files that mention it.
+    """
     exe = deps.ensure_spatch()
     with open(rule, "rb") as fh:
         rule_text = fh.read()
     opts = rule_options(rule)
-    key_src = json.dumps([hashlib.sha256(rule_text).hexdigest(), spatch_version(), sorted(names),
-                          opts, list(defines)])
+    key_src = json.dumps([hashlib.sha256(rule_text).hexdigest(), spatch_version(), opts, list(defines)])
     key = hashlib.sha256(key_src.encode()).hexdigest()[:16]
     cache_name = f"spatch-{os.path.basename(rule)}-{key}"
     cache = store.load(cache_name)
+    per_file = names if isinstance(names, dict) else None
     result = Result()
-    todo = []
-    shas = {}
+    todo = {}
+    entry_keys = {}
     for rel in files:
         try:
             sha = fingerprints.sha(rel)
         except OSError as exc:
             result.failed[rel] = f"unreadable: {exc.strerror}"
             continue
-        shas[rel] = sha
-        ent = cache.get(sha)
+        file_names = ",".join(sorted(per_file.get(rel, ()) if per_file is not None else names))
+        ekey = f"{sha}:{file_names}"
+        entry_keys[rel] = ekey
+        ent = cache.get(ekey)
         if ent is not None:
             result.records[rel] = [dict(r, file=rel) for r in ent["records"]]
             if ent.get("error"):
                 result.failed[rel] = ent["error"]
         else:
-            todo.append(rel)
-    env = dict(os.environ, AJ_PREDICATES=",".join(sorted(names)))
+            todo.setdefault(file_names, []).append(rel)
     # Big files first, so that one slow file does not finish alone at the end.
-    todo.sort(key=lambda r: -os.path.getsize(os.path.join(root, r)))
-    batches = [todo[i::max(1, (len(todo) + BATCH - 1) // BATCH)] for i in range(max(1, (len(todo) + BATCH - 1) // BATCH))] if todo else []
-    progress = Progress(label, len(todo))
+    batches = []
+    for file_names, rels in sorted(todo.items()):
+        rels.sort(key=lambda r: -os.path.getsize(os.path.join(root, r)))
+        n = max(1, (len(rels) + BATCH - 1) // BATCH)
+        batches += [(file_names, rels[i::n]) for i in range(n)]
+    batches.sort(key=lambda b: -sum(os.path.getsize(os.path.join(root, r)) for r in b[1]))
+    progress = Progress(label, sum(len(b) for _n, b in batches))
 
-    def work(batch):
+    def work(item):
+        file_names, batch = item
+        env = dict(os.environ, AJ_PREDICATES=file_names)
         recs, err = _run_batch(exe, rule, opts, root, batch, env, defines)
         if recs is None or (err and len(batch) > 1):
             # Retry one by one, so that one bad file does not take its batch down with it.
@@ -125,12 +136,11 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
                 result.records[rel] = recs
                 if err:
                     result.failed[rel] = err
-                cache[shas[rel]] = {"records": [{k: v for k, v in r.items() if k != "file"} for r in recs],
-                                    "error": err}
+                cache[entry_keys[rel]] = {"records": [{k: v for k, v in r.items() if k != "file"} for r in recs],
+                                          "error": err}
                 result.ran += 1
             progress.step(len(out))
     progress.close()
-    # Only entries for files still in the tree are kept, so the cache does not grow forever.
-    live = set(shas.values())
-    store.save(cache_name, {k: v for k, v in cache.items() if k in live} if len(cache) > 4 * len(live) + 100 else cache)
+    if result.ran:
+        store.save(cache_name, cache)
     return result

@@ -124,6 +124,7 @@ def idset(var, names):
 
 
 ALL_ACQ = [n for _f, _p, acq, _r in FAMILIES for n in acq]
+ALL_REL = [n for _f, _p, _a, rel in FAMILIES for n in rel]
 
 
 def main():
@@ -166,6 +167,19 @@ f@p@e(...)
 p << entry_{fam}.e;
 @@
 aj_emit("entry", p)
+
+@after_{fam} depends on janitor exists@
+{idset("acq", ALL_ACQ)}{idset("rel", ALL_REL)}identifier f;
+position reg_{fam}.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_{fam}.e;
+@@
+aj_emit("entry", p, after_release=1)
 
 @hold_{fam} depends on janitor exists@
 {ev}{idset("acq", acq)}{idset("rel", rel)}identifier fn;

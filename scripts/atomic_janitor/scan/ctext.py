@@ -54,8 +54,8 @@ def macro_at(lines, line_no):
 def is_expression_macro(body):
     """A macro whose body is an expression (a value), not a statement."""
     b = body.strip()
-    if not b or b.startswith(("do", "{", "if", "for", "while", "switch")) or ";" in b.replace("({", "").replace("})", ""):
-        return b.startswith("({")
+    if not b or ";" in b or "({" in b or b.startswith(("do", "{", "if", "for", "while", "switch")):
+        return False
     return True
 
 

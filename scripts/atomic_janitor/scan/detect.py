@@ -108,8 +108,14 @@ def atomic_when_true(name, wrappers):
 def _wrapper_value(use, constructs, called_awt):
     """If the enclosing function's value is the predicate's answer: True/False for what a
     true value means (atomic or not); None when it is not a wrapper."""
+    if any(c["kind"] == "call-arg" and c.get("callee") not in forms.TRANSPARENT_CALLS for c in constructs):
+        return None       # the answer is passed to a call: the value returned is that call's
     for c in constructs:
         if c["kind"] == "return":
+            if not forms.pure_condition(c.get("cond"), use["use"]["called"]):
+                return None
+            if any(k["kind"] == "ternary" for k in constructs):
+                return called_awt     # e.g. gfp_any(): a flag chosen by the answer alone
             return called_awt != forms.negated(c.get("cond"), use["use"]["called"])
     if use["inline"]:
         for c in constructs:
@@ -124,8 +130,7 @@ def _wrapper_value(use, constructs, called_awt):
 
 
 def _macro_awt(body, called, called_awt):
-    toks = " ".join(re.findall(r"\w+|\S", body))
-    return called_awt != forms.negated(toks, called)
+    return called_awt != forms.negated(forms.tokens(body), called)
 
 
 def detect(tree, scope, base_predicates, prefilter, fingerprints, store, jobs):
@@ -138,8 +143,8 @@ def detect(tree, scope, base_predicates, prefilter, fingerprints, store, jobs):
     for _round in range(MAX_ROUNDS):
         cands = prefilter.files_with(sorted(names))
         targets = [f for f in cands if f.endswith(".h") or in_scope(f, scope)]
-        res = spatch.run(RULE, tree.root, targets, sorted(names), fingerprints, store, jobs,
-                         label="scan")
+        per_file = {rel: prefilter.names_in(rel, names) for rel in targets}
+        res = spatch.run(RULE, tree.root, targets, per_file, fingerprints, store, jobs, label="scan")
         runs += res.ran
         analysed = targets
         new = {}
@@ -172,7 +177,8 @@ def detect(tree, scope, base_predicates, prefilter, fingerprints, store, jobs):
                         assert_macros.setdefault(use.macro, use)
                     elif asserting:
                         assert_macros.setdefault(use.macro, use)
-                    elif ctext.is_expression_macro(body) and use.macro not in names and use.macro not in FAMILY:
+                    elif ctext.is_expression_macro(body) and forms.pure_condition(forms.tokens(body), called) \
+                            and use.macro not in names and use.macro not in FAMILY:
                         new.setdefault(use.macro, Wrapper(
                             use.macro, "macro", rel, _define_line(files.lines(rel), line), [use.macro] + names[called],
                             atomic_when_true=_macro_awt(body, called, atomic_when_true(called, wrappers))))

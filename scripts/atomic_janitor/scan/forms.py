@@ -6,7 +6,7 @@ a stored answer is later used for); this module only reads the branch texts spat
 
 import re
 
-ASSERT_CALLS = re.compile(r"^(WARN(_ON)?(_ONCE)?|WARN_ON_SMP|BUG(_ON)?|VM_BUG_ON\w*|VM_WARN_ON\w*|"
+ASSERT_CALLS = re.compile(r"^(\w*_check|RCU_LOCKDEP_WARN|rcu_dereference\w*|rcu_access_pointer|WARN_ON_IRQS_ENABLED|\w*lockdep\w*|WARN(_ON)?(_ONCE)?|WARN_ON_SMP|BUG(_ON)?|VM_BUG_ON\w*|VM_WARN_ON\w*|"
                           r"BUILD_BUG_ON\w*|might_sleep_if|lockdep_assert\w*|RWARN_ON\w*|"
                           r"drm_WARN(_ON)?(_ONCE)?|GEM_BUG_ON|GEM_WARN_ON|assert\w*|ASSERT\w*)$")
 TRANSPARENT_CALLS = {"likely", "unlikely", "WARN_ON_ONCE_NOTRACE", "READ_ONCE", "!!"}
@@ -27,6 +27,40 @@ DEFER_CALLS = re.compile(r"^(queue_\w*work\w*|schedule_\w*work\w*|mod_delayed_wo
 SLEEPABLE_WHEN_TRUE = {"preemptible", "in_task"}
 GFP = re.compile(r"\b(__)?GFP_[A-Z_]+\b")
 RETURN = re.compile(r"^\{?\s*(.*;\s*)?return\b")
+
+
+# A wrapper's value is the answer alone: predicate calls, operators, constants; no other call.
+_CONST = re.compile(r"^(true|false|NULL|\d+[uUlL]*|0x[0-9a-fA-F]+|(__)?GFP_[A-Z_]+|[A-Z][A-Z0-9_]*)$")
+_OPS = {"(", ")", "!", "||", "&&", "?", ":", "|", "&", "==", "!="}
+WELL_DEFINED = re.compile(r"\b(system_state|oops_in_progress|panic_in_progress|kgdb_active|"
+                          r"early_boot_irqs_disabled|SYSTEM_RUNNING)\b")
+
+
+def tokens(text):
+    """C text -> spatch-like token-spaced text."""
+    return " ".join(re.findall(r"\w+|\|\||&&|==|!=|->|\S", text or ""))
+
+
+def pure_condition(cond, called):
+    """Is `cond` (token-spaced) built only from `called()`, other zero-argument predicates,
+    operators and constants? Such an expression returned or #defined is a wrapper."""
+    if not cond or WELL_DEFINED.search(cond):
+        return False
+    toks = cond.split()
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        if re.match(r"^[A-Za-z_]\w*$", tok) and i + 2 < len(toks) + 1 and toks[i + 1:i + 3] == ["(", ")"]:
+            i += 3          # a zero-argument call: a predicate or another wrapper
+            continue
+        if tok in ("likely", "unlikely") and i + 1 < len(toks) and toks[i + 1] == "(":
+            i += 1
+            continue
+        if tok in _OPS or _CONST.match(tok):
+            i += 1
+            continue
+        return False
+    return called in toks
 
 
 def _calls(text):
@@ -106,7 +140,8 @@ def _decide(kind, cond, then, other, callee=None, atomic_when_true=True):
     return None
 
 
-def classify(constructs, is_wrapper=False, assert_macro=False, called=None, atomic_when_true=True):
+def classify(constructs, is_wrapper=False, assert_macro=False, called=None, atomic_when_true=True,
+             macro_body=None):
     """(form, detail) for one use, given its construct records (as spatch emitted them)."""
     if assert_macro:
         return "assertion", {"construct": "macro-arg"}
@@ -155,6 +190,14 @@ def classify(constructs, is_wrapper=False, assert_macro=False, called=None, atom
         return "other", {"construct": "assign", "variable": var}
     if by_kind.get("return"):
         return "other", {"construct": "return"}
+    if macro_body is not None and not constructs:
+        # spatch does not parse statement-expression macro bodies: read the body itself.
+        f = _branch_facts(macro_body)
+        form = ("gfp-select" if f["gfp"] else "delay-select" if f["busy"] and f["sleeps"] else
+                "lock-select" if f["locks"] else "sleep-guard" if f["sleeps"] or f["defers"] else
+                "bail-out" if f["returns"] else None)
+        if form:
+            return form, {"construct": "macro-body", "branches": [_summary(f)]}
     if by_kind.get("call-arg"):
         return "other", {"construct": "call-arg", "callee": by_kind["call-arg"][0].get("callee")}
     return "other", detail or {"construct": "expression"}
