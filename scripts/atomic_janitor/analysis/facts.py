@@ -1,0 +1,313 @@
+"""Per-file facts: what cocci/facts-*.cocci reported, plus what only the text shows
+(references to a function's address, registrations, guard() scopes, #define bodies)."""
+
+import bisect
+import os
+import re
+
+from ..scan import ctext
+
+RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-context.cocci")
+HELPER_RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-helpers.cocci")
+
+KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do", "case", "goto", "typeof",
+            "__typeof__", "defined", "alignof", "__alignof__", "_Static_assert", "__builtin_expect"}
+GUARD_ATOMIC = re.compile(r"^(raw_)?spinlock\w*$|^(read|write)_lock\w*$|^irq(save)?$|^preempt\w*$|^rcu$|"
+                          r"^local_lock\w*$|^bh$|^spinlock_try\w*$")
+KMAP_ACQ, KMAP_REL = {"kmap_atomic", "kmap_atomic_prot", "kmap_atomic_pfn"}, {"kunmap_atomic"}
+
+
+class Call:
+    __slots__ = ("line", "col", "callee", "func", "regions", "entry", "after_release")
+
+    def __init__(self, line, col, callee, func):
+        self.line, self.col, self.callee, self.func = line, col, callee, func
+        self.regions = []            # [(family, line of the acquire)]
+        self.entry = False           # some path from the entry reaches it with no region open
+        self.after_release = False
+
+
+class FileFacts:
+    def __init__(self, rel, lines, records, failed=None):
+        self.rel = rel
+        self.lines = lines
+        self.failed = failed
+        self.defs = {}               # name -> {"line", "static", "params"}
+        self.calls = {}              # (line, col) -> Call
+        self.acquires = {}           # function -> (family, line)
+        self.releases = {}           # function -> line
+        self._text = None
+        self._starts = None
+        self.add(records)
+        self._lexical_regions()
+
+    def add(self, records):
+        for r in records:
+            k = r["kind"]
+            if k == "def":
+                d = self.defs.setdefault(r["name"], {"line": r["line"], "static": False, "params": r.get("params", "")})
+                d["params"] = r.get("params", d["params"])
+            elif k == "static":
+                self.defs.setdefault(r["name"], {"line": r["line"], "static": True, "params": ""})["static"] = True
+            elif k == "call":
+                self.calls.setdefault((r["line"], r["col"]), Call(r["line"], r["col"], r["callee"], r["element"]))
+        for r in records:
+            k = r["kind"]
+            c = self.calls.get((r["line"], r["col"]))
+            if k == "region" and c is not None:
+                if (r["family"], r["at"]) not in c.regions:
+                    c.regions.append((r["family"], r["at"]))
+            elif k == "entry" and c is not None:
+                if r.get("after_release"):
+                    c.after_release = True
+                else:
+                    c.entry = True
+            elif k == "acquires":
+                self.acquires.setdefault(r["name"], (r["family"], r["at"]))
+            elif k == "releases":
+                self.releases.setdefault(r["name"], r["at"])
+
+    # ------------------------------------------------------------------ text
+    @property
+    def text(self):
+        if self._text is None:
+            self._text = ctext.blank("".join(self.lines))
+            self._starts = [0]
+            for ln in self.lines:
+                self._starts.append(self._starts[-1] + len(ln))
+        return self._text
+
+    def offset(self, line, col):
+        self.text
+        return self._starts[line - 1] + col if line - 1 < len(self._starts) else len(self._text)
+
+    def line_of(self, off):
+        self.text
+        return bisect.bisect_right(self._starts, off)
+
+    def _lexical_regions(self):
+        """guard()/scoped_guard() scopes (lexical by definition) and kmap_atomic() spans."""
+        by_func = {}
+        for c in self.calls.values():
+            by_func.setdefault(c.func, []).append(c)
+        for func, calls in by_func.items():
+            calls.sort(key=lambda c: (c.line, c.col))
+            kmaps = [c.line for c in calls if c.callee in KMAP_ACQ]
+            if kmaps:
+                unmaps = [c.line for c in calls if c.callee in KMAP_REL]
+                last = max(unmaps) if unmaps else 10 ** 9
+                for c in calls:
+                    if kmaps[0] < c.line < last or (c.line > kmaps[0] and not unmaps):
+                        c.regions.append(("kmap", kmaps[0]))
+        if "guard" not in "".join(self.lines):
+            return
+        text = self.text
+        for m in re.finditer(r"\b(scoped_guard|guard)\s*\(\s*(\w+)", text):
+            if not GUARD_ATOMIC.match(m.group(2)):
+                continue
+            start = m.end()
+            if m.group(1) == "guard":
+                end = _block_end(text, m.start())
+            else:
+                close = _match_paren(text, text.index("(", m.start()))
+                end = _stmt_end(text, close + 1)
+            line = self.line_of(m.start())
+            for c in self.calls.values():
+                off = self.offset(c.line, c.col)
+                if start <= off < end:
+                    c.regions.append(("guard(%s)" % m.group(2), line))
+
+
+def _match_paren(text, i):
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(text)
+
+
+def _block_end(text, i):
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            if depth == 0:
+                return j
+            depth -= 1
+    return len(text)
+
+
+def _stmt_end(text, i):
+    j = i
+    while j < len(text) and text[j].isspace():
+        j += 1
+    if j < len(text) and text[j] == "{":
+        depth = 0
+        for k in range(j, len(text)):
+            if text[k] == "{":
+                depth += 1
+            elif text[k] == "}":
+                depth -= 1
+                if depth == 0:
+                    return k
+    k = text.find(";", j)
+    return len(text) if k < 0 else k
+
+
+# ------------------------------------------------------------- references
+
+class Ref:
+    """A textual mention of a function name that is not a call spatch saw."""
+    __slots__ = ("file", "line", "kind", "detail", "func", "macro")
+
+    def __init__(self, file, line, kind, detail, func=None, macro=None):
+        self.file, self.line, self.kind, self.detail, self.func, self.macro = file, line, kind, detail, func, macro
+
+
+def _prev_token(text, i):
+    j = i - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    if j < 0:
+        return ""
+    if text[j].isalnum() or text[j] == "_":
+        k = j
+        while k >= 0 and (text[k].isalnum() or text[k] == "_"):
+            k -= 1
+        return text[k + 1:j + 1]
+    return text[j]
+
+
+def _enclosing_call(text, i):
+    """(callee, argument index) of the innermost call whose parentheses hold offset i."""
+    depth = 0
+    commas = 0
+    j = i - 1
+    lim = max(0, i - 4000)
+    while j >= lim:
+        ch = text[j]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                if ch != "(":
+                    return None, None
+                name = _prev_token(text, j)
+                if name and (name[0].isalpha() or name[0] == "_") and name not in KEYWORDS:
+                    return name, commas
+                return None, None
+            depth -= 1
+        elif ch == "," and depth == 0:
+            commas += 1
+        elif ch == ";" and depth == 0:
+            return None, None
+        j -= 1
+    return None, None
+
+
+_STRUCT_HEAD = re.compile(r"struct\s+(\w+)\s*(?:\w+\s*)?(?:\[[^\]]*\]\s*)?(?:__\w+\s*)*=\s*$")
+_COMPOUND = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*\)\s*$")
+_FIELD = re.compile(r"\.\s*(\w+)\s*(?:\[[^\]]*\]\s*)?=\s*&?\s*$")
+
+
+def _initialiser(text, i):
+    """(struct type or None, field) when offset i is the value of `.field = NAME` in an initialiser."""
+    head = text[max(0, i - 200):i]
+    m = _FIELD.search(head)
+    if not m:
+        return None
+    field = m.group(1)
+    # innermost '{' around i
+    depth = 0
+    j = i - 1
+    lim = max(0, i - 20000)
+    while j >= lim:
+        ch = text[j]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            return ("?runtime", field)
+        j -= 1
+    else:
+        return (None, field)
+    before = text[max(0, j - 300):j]
+    m2 = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
+    if m2:
+        return (m2.group(1), field)
+    stripped = before.rstrip()
+    if stripped.endswith((",", "{")):
+        # an element of an array of structs: look one brace further out
+        k = j - 1
+        depth = 0
+        while k >= lim:
+            ch = text[k]
+            if ch == "}":
+                depth += 1
+            elif ch == "{":
+                if depth == 0:
+                    break
+                depth -= 1
+            k -= 1
+        m3 = _STRUCT_HEAD.search(text[max(0, k - 300):k])
+        if m3:
+            return (m3.group(1), field)
+    return (None, field)
+
+
+def textual_mentions(ff, name):
+    """[(offset, line, 'call'|'ref')] for whole-word mentions of name in code (not comments)."""
+    out = []
+    text = ff.text
+    if name not in text:
+        return out
+    for m in re.finditer(r"\b%s\b" % re.escape(name), text):
+        j = m.end()
+        while j < len(text) and text[j] in " \t\n\\":
+            j += 1
+        kind = "call" if j < len(text) and text[j] == "(" else "ref"
+        out.append((m.start(), ff.line_of(m.start()), kind))
+    return out
+
+
+def classify_mention(ff, name, off, line, kind, defs_here):
+    """What a mention that is not a spatch-seen call is: 'def', 'decl', 'export', 'macro-call',
+    'call-arg', 'init', 'assign', 'other'; with details."""
+    text = ff.text
+    mac = ctext.macro_at(ff.lines, line)
+    prev = _prev_token(text, off)
+    if kind == "call":
+        if name in defs_here and defs_here[name]["line"] == line:
+            return ("def", None)
+        if mac:
+            return ("macro-call", mac[0])
+        if prev and (prev[0].isalpha() or prev[0] == "_") and prev not in KEYWORDS or prev == "*":
+            return ("decl", None)
+        return ("unseen-call", None)
+    # a reference
+    if re.search(r"EXPORT_SYMBOL\w*\s*\(\s*$", text[max(0, off - 60):off]):
+        return ("export", None)
+    if prev in ("struct", "enum", "union", "goto") or prev == "." or prev == "->":
+        return ("not-function", None)
+    if mac and not re.search(r"\b%s\b" % re.escape(name), mac[1] if len(mac) > 1 else ""):
+        pass
+    init = _initialiser(text, off)
+    if init is not None and init[0] != "?runtime":
+        return ("init", init)
+    if init is not None:
+        lhs = text[max(0, off - 200):off]
+        return ("assign", (init[1], lhs.rsplit(";", 1)[-1].rsplit("{", 1)[-1].strip()))
+    callee, idx = _enclosing_call(text, off)
+    if callee:
+        return ("call-arg", (callee, idx))
+    if mac:
+        return ("macro-ref", mac[0])
+    return ("other", text[max(0, off - 60):off + len(name) + 20].replace("\n", " ").strip())

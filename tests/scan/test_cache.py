@@ -1,0 +1,50 @@
+"""Per-file cache: a warm re-scan does no spatch work; a changed file is the only one redone."""
+
+import os
+import re
+import shutil
+
+from conftest import FIXTURES
+
+from atomic_janitor.scan import run as scanrun
+
+
+def _scan(tree, out):
+    lines = []
+    doc = scanrun.scan(str(tree), None, None, 2, None, str(out), log=lines.append)
+    m = re.search(r"(\d+) files analysed, (\d+) by spatch", lines[0])
+    return doc, int(m.group(1)), int(m.group(2))
+
+
+def test_warm_rescan_runs_no_spatch_and_one_changed_file_reruns_alone(tmp_path, isolated_cache):
+    tree = tmp_path / "kernel-tree"
+    shutil.copytree(os.path.join(FIXTURES, "scan", "kernel-tree"), tree)
+    cold, analysed, ran = _scan(tree, tmp_path / "o1")
+    assert ran >= analysed > 0
+    warm, analysed2, ran2 = _scan(tree, tmp_path / "o2")
+    assert (analysed2, ran2) == (analysed, 0)
+    assert warm["findings"] == cold["findings"]
+
+    # Touched but identical: the content hash says nothing changed.
+    os.utime(tree / "drivers" / "fake" / "forms.c", ns=(1, 1))
+    _doc, _a, ran3 = _scan(tree, tmp_path / "o3")
+    assert ran3 == 0
+
+    # A real change to one file: that file alone goes back to spatch.
+    src = tree / "drivers" / "fake" / "forms.c"
+    src.write_text(src.read_text().replace("msleep(10);", "msleep(20);"))
+    changed, _a, ran4 = _scan(tree, tmp_path / "o4")
+    assert ran4 == 1
+    assert [r["id"] for r in changed["findings"]] == [r["id"] for r in cold["findings"]]
+
+
+def test_new_use_in_a_new_file_is_found_on_rescan(tmp_path, isolated_cache):
+    tree = tmp_path / "kernel-tree"
+    shutil.copytree(os.path.join(FIXTURES, "scan", "kernel-tree"), tree)
+    first, _a, _r = _scan(tree, tmp_path / "o1")
+    (tree / "drivers" / "fake" / "late.c").write_text(
+        "void fake_late(void)\n{\n\tif (!in_atomic())\n\t\tmsleep(1);\n}\n")
+    second, _a, ran = _scan(tree, tmp_path / "o2")
+    assert ran == 1
+    assert len(second["findings"]) == len(first["findings"]) + 1
+    assert any(r["function"] == "fake_late" and r["form"] == "sleep-guard" for r in second["findings"])
