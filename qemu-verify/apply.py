@@ -216,3 +216,34 @@ class WorkTree:
         if p.returncode != 0:
             return False, (p.stdout.strip().splitlines() or ["git apply failed"])[0]
         return True, "applied"
+
+
+def check_kdir(kdir: str) -> None:
+    if not os.path.isdir(kdir):
+        raise VerifyError("tree", f"KDIR does not exist: {kdir}",
+                          ["KDIR= is an out-of-tree module directory (with a Kbuild or Makefile)"])
+    if not any(os.path.isfile(os.path.join(kdir, n)) for n in ("Kbuild", "Makefile")):
+        raise VerifyError("tree", f"KDIR has no Kbuild or Makefile: {kdir}",
+                          ["point KDIR= at the directory you would pass as M= to kbuild"])
+
+
+class ModuleDir(WorkTree):
+    """Work copy of an out-of-tree module directory (KDIR=). A real copy (cp -a), never
+    hard links: kbuild writes objects in the M= directory and the compiler truncates an
+    existing output file, which would write through a link into the user's directory."""
+
+    def prepare(self) -> str:
+        check_kdir(self.ksrc)
+        os.makedirs(self.root, exist_ok=True)
+        if os.path.exists(self.src):
+            shutil.rmtree(self.src)
+        p = run(["cp", "-a", self.ksrc, self.src], self.log)
+        if p.returncode != 0:
+            raise VerifyError("apply", f"cannot copy KDIR to {self.src}", [],
+                              p.stdout.splitlines()[-2:])
+        for dirpath, _, files in os.walk(self.src):
+            for fn in files:
+                if fn.endswith((".o", ".ko", ".mod", ".mod.c", ".cmd", ".order", ".symvers")):
+                    os.unlink(os.path.join(dirpath, fn))
+        self._save({"origin": self.ksrc, "complete": True, "touched": []})
+        return "copied"

@@ -101,3 +101,26 @@ def compile_objects(work: str, build: str, objs: Sequence[str], jobs: int, log: 
     for obj in objs:
         res.update(compile_objects(work, build, [obj], jobs, log, w1))
     return res
+
+
+def build_module_dir(build: str, mdir: str, jobs: int, log: Log, w1: bool = True) -> dict:
+    """make -C <O dir> M=<mdir> W=1 modules: {"ok", "error", "output", "kos": {name: path}}."""
+    p = run(["make", "-C", build, f"ARCH={ARCH}", f"M={mdir}", f"-j{jobs}",
+             *(["W=1"] if w1 else []), "modules"], log)
+    kos = {}
+    for dirpath, _, files in os.walk(mdir):
+        for fn in sorted(files):
+            if fn.endswith(".ko"):
+                kos[fn[:-3]] = os.path.join(dirpath, fn)
+    return {"ok": p.returncode == 0, "error": None if p.returncode == 0 else first_error(p.stdout),
+            "output": p.stdout, "kos": kos}
+
+
+def touch_sources(mdir: str) -> None:
+    """Force kbuild to recompile every C file of a module dir (new mtime on a copy we own)."""
+    import time as _t
+    now = _t.time()
+    for dirpath, _, files in os.walk(mdir):
+        for fn in files:
+            if fn.endswith(".c"):
+                os.utime(os.path.join(dirpath, fn), (now, now))

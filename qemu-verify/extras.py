@@ -114,18 +114,26 @@ def _scan_reverted(a):
                         "--scope", "drivers/i2c/", "--output", out],
                        cwd=v.REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
-    hit = [l for l in p.stdout.splitlines() if "i2c-core.h" in l]
-    found = False
+    recs = []
     for root, _, files in os.walk(out):
-        for fn in files:
-            if fn.endswith(".json"):
-                with open(os.path.join(root, fn), errors="replace") as f:
-                    if "i2c-core.h" in f.read():
-                        found = True
-    print(f"   scan of the reverted tree (drivers/i2c/): exit {p.returncode}, "
-          f"i2c-core.h site {'found' if found or hit else 'NOT found'}")
-    for l in hit[:3]:
-        print(f"     {l}")
+        for fn in sorted(files):
+            if fn == "findings.json":
+                try:
+                    with open(os.path.join(root, fn)) as f:
+                        data = json.load(f)
+                except (OSError, ValueError):
+                    continue
+                items = data.get("findings", []) if isinstance(data, dict) else data
+                recs += [r for r in items if isinstance(r, dict)
+                         and r.get("file") == "drivers/i2c/i2c-core.h"]
+    print(f"   scan of the reverted tree (SCOPE=drivers/i2c/): exit {p.returncode}, "
+          f"{len(recs)} finding(s) in drivers/i2c/i2c-core.h")
+    for r in recs[:3]:
+        print(f"     {r.get('file')}:{r.get('line')} {r.get('function') or r.get('macro')}: "
+              f"{r.get('predicate')} form={r.get('form')} class={r.get('class')}")
+    if p.returncode != 0 or not recs:
+        raise VerifyError("seed", "make scan on the reverted tree did not report the "
+                          "i2c_in_atomic_xfer_mode() site", [f"scan output: {out}"])
 
 
 def cmd_seed(a) -> int:

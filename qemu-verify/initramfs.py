@@ -87,9 +87,6 @@ def guest_script(plan: GuestPlan) -> str:
          "  [ \"$(cat $a/name 2>/dev/null)\" = 'SMBus stub driver' ] && BUS=${a##*/i2c-}",
          "done",
          "echo \"# aj: i2c-stub is bus ${BUS:-none}\""]
-    for ko in plan.load_modules:
-        L.append(f"insmod /lib/aj/{ko}.ko && echo '# aj: loaded {ko}' || "
-                 f"echo '# aj: {ko} did not load'")
     # kprobes on the patched functions: hit counts for "executed in the guest"
     if plan.probes:
         L.append("KE=/sys/kernel/tracing/kprobe_events")
@@ -98,6 +95,11 @@ def guest_script(plan: GuestPlan) -> str:
                      f"echo '# aj-probe: {ev} {target}' || "
                      f"echo '# aj-probe-failed: {ev} {target}'")
         L.append("echo 1 > /sys/kernel/tracing/events/aj/enable 2>/dev/null")
+    # patched modules load after the probes exist (kprobe events on a module that is not
+    # loaded yet are armed when it loads), so their init counts too
+    for ko in plan.load_modules:
+        L.append(f"insmod /lib/aj/{ko}.ko && echo '# aj: loaded {ko}' || "
+                 f"echo '# aj: {ko} did not load'")
     idx = 0
     for s in suites:
         idx += 1

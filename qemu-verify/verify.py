@@ -79,6 +79,7 @@ class RunOptions:
     compile_test: bool = True
     quiet: bool = False
     label: str = "verify"
+    kdir: Optional[str] = None            # out-of-tree module directory: the series applies here
 
 
 def _default_series(tree: str) -> str:
@@ -122,8 +123,14 @@ def run_verify(opt: RunOptions) -> dict:
         _setup_default_tree()
     applymod.check_ksrc(ksrc)
     tree = tree_name(ksrc)
+    if opt.kdir:
+        applymod.check_kdir(opt.kdir)
+        tree = tree_name(opt.kdir)
     out_dir = os.path.abspath(opt.output or os.path.join(REPO, "reports", tree, "verify"))
-    root = os.path.join(CACHE, "verify", tree)
+    series = opt.series or _default_series(tree)
+    if series != "none":
+        applymod.list_series(series)          # fail fast, before waiting for the lock
+    root = os.path.join(CACHE, "verify", tree_name(ksrc))
     lockf = _lock(root)
     # logs are written outside the repository while verify runs (a concurrent `make clean`
     # cannot pull them away) and replace the previous report only once complete
@@ -134,7 +141,6 @@ def run_verify(opt: RunOptions) -> dict:
     log = Log(os.path.join(staging, "verify.log"))
     blog = Log(os.path.join(staging, "build.log"))
     o = Out(opt.quiet)
-    series = opt.series or _default_series(tree)
     res = {"schema": RESULT_SCHEMA, "tree": tree, "kernel_version": kernel_version(ksrc),
            "series": None if series == "none" else os.path.relpath(os.path.realpath(series), REPO)
            if os.path.realpath(series).startswith(REPO + os.sep) else
@@ -173,7 +179,8 @@ def run_verify(opt: RunOptions) -> dict:
         # ---------------------------------------------------------------- config
         t0 = time.monotonic()
         touched = sorted({f for p in patches for f in p.files})
-        units = {f: compilemod.plan_unit(wt.src, f) for f in touched} if opt.compile_test else {}
+        units = {f: compilemod.plan_unit(wt.src, f) for f in touched} \
+            if opt.compile_test and not opt.kdir else {}
         required = configmod.read_fragments([configmod.FRAGMENT, *opt.extra_fragments])
         optional: Dict[str, str] = {}
         for u in units.values():
@@ -194,12 +201,14 @@ def run_verify(opt: RunOptions) -> dict:
                               f"survived, {len(optional) - len(lost)}/{len(optional)} driver "
                               f"symbols{' (reused)' if not changed else ''}", t0)
 
+        if opt.kdir:
+            kdir_kos = _kdir_flow(opt, wt, build, root, patches, prow, stage, log, blog, out_dir)
         # ---------------------------------------------------------------- apply + compile
         t0 = time.monotonic()
         objs_all = sorted({o for u in units.values() for o in u.objects})
         baseline = _baseline(wt, build, objs_all, opt.jobs, blog, dotconfig)
         n_new_warn = 0
-        for p, row in zip(patches, prow):
+        for p, row in zip(patches, [] if opt.kdir else prow):
             ok, msg = wt.apply(p)
             if not ok:
                 row["verdict"] = "not-applied"
@@ -243,8 +252,9 @@ def run_verify(opt: RunOptions) -> dict:
                 raise VerifyError("compile", f"patch {p.index} {p.name} does not compile",
                                   [f"build log: {os.path.relpath(out_dir, REPO)}/build.log"],
                                   [err])
-        stage("apply", True, f"{len(patches)}/{len(patches)} patches applied in order", t0)
-        if opt.compile_test:
+        if not opt.kdir:
+            stage("apply", True, f"{len(patches)}/{len(patches)} patches applied in order", t0)
+        if opt.compile_test and not opt.kdir:
             nct = sorted({e["file"] + ": " + (e["reason"] or "") for r in prow
                           for e in r["compile"] if not e["objects"]})
             ok = n_new_warn == 0
@@ -277,7 +287,15 @@ def run_verify(opt: RunOptions) -> dict:
         # ---------------------------------------------------------------- initramfs
         t0 = time.monotonic()
         plan = dataclasses.replace(opt.plan) if opt.plan else initmod.GuestPlan()
+        plan.load_modules = list(plan.load_modules)
         probes = []
+        if opt.kdir:
+            for p, row in zip(patches, prow):
+                for f, fns in sorted(row.pop("_probe_files", {}).items()):
+                    for fn in fns:
+                        for ko in sorted(kdir_kos):
+                            probes.append((probemod.event_name(p.index, fn),
+                                           f"{ko.replace('-', '_')}:{fn}"))
         for p, row in zip(patches, prow):
             for f, fns in sorted(row.pop("_probe_files", {}).items()):
                 u = units.get(f) or compilemod.settle(compilemod.plan_unit(wt.src, f), dotconfig)
@@ -295,6 +313,10 @@ def run_verify(opt: RunOptions) -> dict:
         for name in sorted(intree):
             if name != "i2c-stub" and any(r["built_in"] == f"module:{name}" for r in prow):
                 modules[name] = intree[name]
+                plan.load_modules.append(name)
+        if opt.kdir:
+            for name, ko in sorted(kdir_kos.items()):
+                modules[name] = ko
                 plan.load_modules.append(name)
         progs = initmod.build_userspace(os.path.join(root, "userspace"), log)
         initrd = initmod.build_initramfs(os.path.join(root, f"initramfs-{opt.profile}.cpio"),
@@ -329,6 +351,64 @@ def run_verify(opt: RunOptions) -> dict:
     _finish(res, prow, o, staging, out_dir, timings, t_all)
     lockf.close()
     return res
+
+
+def _kdir_flow(opt, wt, build, root, patches, prow, stage, log, blog, out_dir):
+    """KDIR=: build the test kernel first, then the module dir pristine (baseline W=1
+    warnings), then after each patch. Returns the patched modules {name: .ko}."""
+    t0 = time.monotonic()
+    buildmod.build_kernel(wt.src, build, opt.jobs, blog)
+    name = tree_name(opt.kdir)
+    base = applymod.ModuleDir(opt.kdir, os.path.join(root, f"kdir-{name}-base"), log)
+    base.prepare()
+    b0 = buildmod.build_module_dir(build, base.src, opt.jobs, blog)
+    if not b0["ok"]:
+        raise VerifyError("compile", f"KDIR does not build unpatched against {opt.ksrc or 'the default tree'}: "
+                          + b0["error"], [f"build log: {os.path.relpath(out_dir, REPO)}/build.log"])
+    mwt = applymod.ModuleDir(opt.kdir, os.path.join(root, f"kdir-{name}"), log)
+    mwt.prepare()
+    kos = {}
+    n_new = 0
+    for p, row in zip(patches, prow):
+        ok, msg = mwt.apply(p)
+        if not ok:
+            row["verdict"] = "not-applied"
+            raise VerifyError("apply", f"patch {p.index} {p.name} does not apply to KDIR",
+                              ["rebase the series on the module directory"], [msg])
+        row["applied"] = True
+        funcs = probemod.functions_for_patch(mwt.src, p.changed_lines)
+        row["functions"] = sorted({fn for fs in funcs.values() for fn in fs})
+        row["_probe_files"] = funcs
+        buildmod.touch_sources(mwt.src)
+        b = buildmod.build_module_dir(build, mwt.src, opt.jobs, blog)
+        ent = {"file": ", ".join(p.files), "objects": ["M=" + name], "new_warnings": [],
+               "reason": None}
+        if not b["ok"]:
+            ent["error"] = b["error"]
+            row["compile"].append(ent)
+            row["compiled"] = "error"
+            raise VerifyError("compile", f"patch {p.index} {p.name} does not compile", [],
+                              [b["error"]])
+        for f in p.files:
+            if f.endswith(".c"):
+                nw = compilemod.new_warnings(buildmod.warnings_of(b0["output"], f),
+                                             buildmod.warnings_of(b["output"], f))
+                ent["new_warnings"] += [f"{f}: {w}" for w in nw]
+                n_new += len(nw)
+        row["compile"].append(ent)
+        row["compiled"] = "new-warnings" if ent["new_warnings"] else "ok"
+        kos = b["kos"]
+    if not patches:
+        kos = b0["kos"]
+    for row in prow:
+        row["built_in"] = ",".join(f"module:{k}" for k in sorted(kos)) or "no"
+    stage("apply", True, f"{len(patches)}/{len(patches)} patches applied to KDIR={name}", t0)
+    stage("compile", n_new == 0, f"M={name} built with W=1 after each patch, {n_new} new "
+                                 f"warning(s), modules: {', '.join(sorted(kos)) or 'none'}")
+    if n_new:
+        raise VerifyError("compile", f"{n_new} new W=1 warning(s) vs the unpatched module dir",
+                          [], [w for r in prow for e in r["compile"] for w in e["new_warnings"]][:10])
+    return kos
 
 
 def _configure(work, build, required, optional, jobs, blog):
@@ -514,7 +594,8 @@ def _finish(res, prow, o, staging, out_dir, timings, t_all):
 # ====================================================================== commands
 def cmd_run(a) -> int:
     opt = RunOptions(ksrc=a.ksrc or DEFAULT_KSRC, series=a.series, jobs=a.jobs or default_jobs(),
-                     output=a.output, timeout=a.timeout)
+                     output=a.output, timeout=a.timeout,
+                     kdir=os.path.abspath(a.kdir) if a.kdir else None)
     run_verify(opt)
     return 0
 
@@ -578,11 +659,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     if getattr(a, "jobs", None) is not None and a.jobs < 1:
         a.jobs = None
-    if getattr(a, "kdir", None):
-        print(f"CRITICAL: KDIR={a.kdir}: out-of-tree module directories are not supported by "
-              f"verify yet\n  -> verify the in-tree series with KSRC=<kernel tree>",
-              file=sys.stderr)
-        return 1
     fn = {"run": cmd_run, "parse": cmd_parse, "config": cmd_config, "demo": cmd_demo,
           "seed": cmd_seed, "mutants": cmd_mutants, "all": cmd_all, "bench": cmd_bench}[a.cmd]
     try:

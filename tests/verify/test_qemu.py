@@ -137,3 +137,20 @@ def test_demo_in_atomic_one_and_zero(scenario):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "DEMO: in_atomic() under spin_lock(): 1 with PREEMPT_COUNT" in p.stdout
     assert ", 0 without (PREEMPT_NONE" in p.stdout
+
+
+def test_out_of_tree_module_dir(scenario):
+    """KDIR=: the series applies to a copy of the module dir, which is compile-tested with
+    W=1 against the test kernel, loaded in the guest and its patched function probed."""
+    kdir = os.path.join(SERIES, "oot-example", "module")
+    before = open(os.path.join(kdir, "aj_oot_example.c")).read()
+    p, res, _ = scenario("kdir", "run", "--kdir", kdir, "--series",
+                         os.path.join(SERIES, "oot-example", "fix"))
+    _check_no_traceback(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    row = res["patches"][0]
+    assert row["compiled"] == "ok" and row["built_in"] == "module:aj_oot_example"
+    assert row["functions"] == ["aj_oot_alloc"]
+    assert row["executed"] and row["verdict"] == "tested"
+    assert open(os.path.join(kdir, "aj_oot_example.c")).read() == before
+    assert not [n for n in os.listdir(kdir) if n.endswith((".o", ".ko"))]

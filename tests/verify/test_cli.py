@@ -1,0 +1,65 @@
+"""The CLI's bad-input behaviour: one CRITICAL line + remediation, exit 1, no traceback,
+nothing touched. Offline: every case fails before any build."""
+import os
+import subprocess
+
+import pytest
+
+from conftest import DATA, PYTHON, QV, REPO
+
+
+def run(*args, **kw):
+    return subprocess.run([PYTHON, QV, *args], cwd=REPO, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _critical(p, stage, what):
+    assert p.returncode == 1
+    assert "Traceback" not in p.stderr
+    first = p.stderr.splitlines()[0]
+    assert first.startswith(f"CRITICAL: {stage}: ") and what in first, p.stderr
+    assert any(l.startswith("  -> ") for l in p.stderr.splitlines()[1:])
+
+
+def test_ksrc_not_a_kernel_tree(tmp_path):
+    (tmp_path / "foo.c").write_text("int x;\n")
+    p = run("run", "--ksrc", str(tmp_path), "--series", "none", "--output", str(tmp_path / "o"))
+    _critical(p, "tree", "not a kernel tree")
+    assert "KDIR=" in p.stderr
+    assert sorted(os.listdir(tmp_path)) == ["foo.c"]       # nothing written into it
+
+
+def test_ksrc_missing(tmp_path):
+    p = run("run", "--ksrc", str(tmp_path / "nope"), "--series", "none")
+    _critical(p, "tree", "does not exist")
+
+
+def test_kdir_without_kbuild(tmp_path):
+    (tmp_path / "k").mkdir()
+    p = run("run", "--kdir", str(tmp_path / "k"), "--series", "none")
+    _critical(p, "tree", "KDIR has no Kbuild or Makefile")
+
+
+@pytest.mark.realtree
+def test_series_dir_missing(tmp_path):
+    p = run("run", "--series", str(tmp_path / "nope"), "--output", str(tmp_path / "o"))
+    _critical(p, "series", "no such series")
+
+
+@pytest.mark.parametrize("log,rc", [("console-pass.log", 0), ("console-truncated.log", 1),
+                                    ("console-panic.log", 1), ("console-case-fails.log", 1),
+                                    ("console-unexpected-lockdep.log", 1)])
+def test_parse_command_reruns_offline(log, rc):
+    p = run("parse", os.path.join(DATA, log))
+    assert p.returncode == rc
+    assert p.stdout.strip().endswith("PASS" if rc == 0 else "FAIL")
+
+
+def test_parse_quotes_the_unexpected_splat():
+    p = run("parse", os.path.join(DATA, "console-unexpected-lockdep.log"))
+    assert "unexpected lockdep" in p.stdout and "Invalid wait context" in p.stdout
+
+
+def test_usage_without_command():
+    p = run()
+    assert p.returncode == 2 and "usage" in p.stdout.lower()
