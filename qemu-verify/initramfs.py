@@ -95,6 +95,8 @@ def guest_script(plan: GuestPlan) -> str:
                      f"echo '# aj-probe: {ev} {target}' || "
                      f"echo '# aj-probe-failed: {ev} {target}'")
         L.append("echo 1 > /sys/kernel/tracing/events/aj/enable 2>/dev/null")
+        L.append("hits() { while read ev hits miss; do echo \"# aj-hits: $ev $hits\"; done "
+                 "< /sys/kernel/tracing/kprobe_profile; }")
     # patched modules load after the probes exist (kprobe events on a module that is not
     # loaded yet are armed when it loads), so their init counts too
     for ko in plan.load_modules:
@@ -102,6 +104,8 @@ def guest_script(plan: GuestPlan) -> str:
                  f"echo '# aj: {ko} did not load'")
     idx = 0
     for s in suites:
+        if idx and plan.probes:
+            L.append("hits")     # after every suite: a later crash keeps the counts so far
         idx += 1
         if s == "i2c_stub_userspace":
             L += [f"if [ -n \"$BUS\" ]; then aj-i2c-stub-test $BUS {idx} || fail;",
@@ -132,9 +136,7 @@ def guest_script(plan: GuestPlan) -> str:
                      f"spinlock_case={1 if plan.spinlock_case else 0} || "
                      f"{{ echo 'not ok {idx} aj_i2c_record # insmod failed'; fail; }}")
     if plan.probes:
-        L += ["echo 0 > /sys/kernel/tracing/events/aj/enable 2>/dev/null",
-              "while read ev hits miss; do echo \"# aj-hits: $ev $hits\"; done "
-              "< /sys/kernel/tracing/kprobe_profile"]
+        L += ["echo 0 > /sys/kernel/tracing/events/aj/enable 2>/dev/null", "hits"]
     L += ["echo \"# aj: guest script verdict FAIL=$FAIL\"",
           "echo $FAIL > /sys/module/aj_exit/parameters/code",
           "reboot -f",

@@ -72,8 +72,11 @@ def test_mutant_sleep_under_spinlock_fails_naming_the_splat(scenario):
     assert "scheduling-while-atomic" in p.stderr
     assert any(s.startswith("scheduling-while-atomic: BUG: scheduling while atomic")
                for s in res["guest"]["splats"]["unexpected"])
-    assert res["patches"][0]["executed"] > 0          # the mutant really ran in the guest
     assert res["patches"][0]["verdict"] == "fail"
+    # the mutated function is in the splat's call trace (the guest may die before the
+    # kprobe counts are printed: a sleep under a spinlock can end in a panic)
+    with open(os.path.join(_RUNS["mutant-sleep"][2], "console.log"), errors="replace") as f:
+        assert "stub_xfer" in f.read()
 
 
 def test_mutant_dropped_irq_check_fails_naming_the_wrong_path(scenario):
@@ -118,18 +121,6 @@ def test_build_error_quotes_the_compiler(scenario):
     assert "drivers/i2c/i2c-stub.c:" in p.stderr and "error:" in p.stderr
 
 
-def test_smoke_series_honest_per_patch_verdicts(scenario):
-    p, res, _ = scenario("smoke", "run", "--series", os.path.join(SERIES, "smoke"))
-    _check_no_traceback(p)
-    assert p.returncode == 0, p.stdout + p.stderr
-    v = [(r["verdict"], r["built_in"]) for r in res["patches"]]
-    assert v == [("tested", "module:i2c-stub"), ("compile-tested-only", "vmlinux"),
-                 ("untested", "no")]
-    assert res["patches"][0]["executed"] > 0
-    assert "1 executed in the guest" in p.stdout.splitlines()[-4]
-    assert res["patches"][2]["compile"][0]["reason"].startswith("cannot be enabled")
-
-
 @pytest.mark.skipif(os.environ.get("AJ_VERIFY_SKIP_DEMO") == "1", reason="AJ_VERIFY_SKIP_DEMO=1")
 def test_demo_in_atomic_one_and_zero(scenario):
     p, _, _ = scenario("demo", "demo")
@@ -154,3 +145,17 @@ def test_out_of_tree_module_dir(scenario):
     assert row["executed"] and row["verdict"] == "tested"
     assert open(os.path.join(kdir, "aj_oot_example.c")).read() == before
     assert not [n for n in os.listdir(kdir) if n.endswith((".o", ".ko"))]
+
+
+# last: the only scenario that switches a driver symbol on (CONFIG_I2C_MUX) and so changes
+# the shared kernel config
+def test_smoke_series_honest_per_patch_verdicts(scenario):
+    p, res, _ = scenario("smoke", "run", "--series", os.path.join(SERIES, "smoke"))
+    _check_no_traceback(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    v = [(r["verdict"], r["built_in"]) for r in res["patches"]]
+    assert v == [("tested", "module:i2c-stub"), ("compile-tested-only", "vmlinux"),
+                 ("untested", "no")]
+    assert res["patches"][0]["executed"] > 0
+    assert "1 executed in the guest" in p.stdout.splitlines()[-4]
+    assert res["patches"][2]["compile"][0]["reason"].startswith("cannot be enabled")
