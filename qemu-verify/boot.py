@@ -61,19 +61,31 @@ def decode_exit(status: Optional[int]) -> Optional[int]:
     return status >> 1
 
 
-def pick_accel(log: Log) -> str:
-    """KVM only when /dev/kvm exists and a cached probe said it boots; the probe itself is
-    run by `qemu-verify probe-kvm` (DESIGN 7.5: -enable-kvm hangs on some of these hosts)."""
+KVM_PROBE = os.path.join(CACHE, "verify", "kvm-probe.json")
+
+
+def pick_accel(log: Log, kernel: Optional[str] = None, initrd: Optional[str] = None) -> str:
+    """TCG unless /dev/kvm is usable *and* a probe boot with KVM reached a verdict (DESIGN
+    7.5: -enable-kvm hangs on some of these hosts). The probe runs once (30 s timeout) and
+    its answer is cached in ~/.cache/atomic-janitor/verify/kvm-probe.json. AJ_ACCEL=tcg|kvm
+    overrides."""
     if os.environ.get("AJ_ACCEL") in ("tcg", "kvm"):
         return os.environ["AJ_ACCEL"]
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return "tcg"
-    probe = os.path.join(CACHE, "verify", "kvm-probe.json")
     try:
-        with open(probe) as f:
+        with open(KVM_PROBE) as f:
             return "kvm" if json.load(f).get("boots") else "tcg"
     except (OSError, ValueError):
+        pass
+    if not (kernel and initrd):
         return "tcg"
+    r = boot(kernel, initrd, KVM_PROBE + ".console", 30, log, accel="kvm")
+    ok = r.verdict_code is not None
+    os.makedirs(os.path.dirname(KVM_PROBE), exist_ok=True)
+    with open(KVM_PROBE, "w") as f:
+        json.dump({"boots": ok, "how": r.describe()}, f)
+    return "kvm" if ok else "tcg"
 
 
 def boot(kernel: str, initrd: str, console_path: str, timeout: float, log: Log,

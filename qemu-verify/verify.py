@@ -328,7 +328,7 @@ def run_verify(opt: RunOptions) -> dict:
 
         # ---------------------------------------------------------------- boot
         t0 = time.monotonic()
-        accel = bootmod.pick_accel(log)
+        accel = bootmod.pick_accel(log, buildmod.bzimage(build), initrd)
         br = bootmod.boot(buildmod.bzimage(build), initrd, os.path.join(staging, "console.log"),
                           opt.timeout, log, accel)
         timings["boot_to_verdict"] = round(br.seconds, 1)

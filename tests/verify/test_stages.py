@@ -325,3 +325,12 @@ def test_header_inline_is_chased_to_c_callers(tmp_path):
     got = probes.functions_for_patch(str(tmp_path), {"drivers/i2c/core.h": [3]})
     assert got == {"drivers/i2c/base.c": ["transfer", "top"]}
     assert probes.event_name(2, "i2c-x") == "p2_i2c_x"
+
+
+def test_accel_is_tcg_without_a_successful_kvm_probe(tmp_path, monkeypatch):
+    monkeypatch.delenv("AJ_ACCEL", raising=False)
+    log = common.Log(str(tmp_path / "l"))
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        assert boot.pick_accel(log) == "tcg"
+    monkeypatch.setenv("AJ_ACCEL", "kvm")
+    assert boot.pick_accel(log) == "kvm"
