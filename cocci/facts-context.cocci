@@ -106,6 +106,21 @@ p << entry_lock.e;
 @@
 aj_emit("entry", p)
 
+@after_lock depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_lock.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_lock.e;
+@@
+aj_emit("entry", p, after_release=1)
+
 @hold_lock depends on janitor exists@
 expression E;
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested};
@@ -162,6 +177,21 @@ p << entry_irqsave.e;
 @@
 aj_emit("entry", p)
 
+@after_irqsave depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_irqsave.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_irqsave.e;
+@@
+aj_emit("entry", p, after_release=1)
+
 @hold_irqsave depends on janitor exists@
 expression E;
 identifier acq = {local_irq_save, raw_local_irq_save};
@@ -217,6 +247,21 @@ p << entry_irq.e;
 @@
 aj_emit("entry", p)
 
+@after_irq depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_irq.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_irq.e;
+@@
+aj_emit("entry", p, after_release=1)
+
 @hold_irq depends on janitor exists@
 identifier acq = {local_irq_disable, raw_local_irq_disable};
 identifier rel = {local_irq_enable, raw_local_irq_enable};
@@ -270,6 +315,21 @@ f@p@e(...)
 p << entry_bh.e;
 @@
 aj_emit("entry", p)
+
+@after_bh depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_bh.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_bh.e;
+@@
+aj_emit("entry", p, after_release=1)
 
 @hold_bh depends on janitor exists@
 identifier acq = {local_bh_disable};
@@ -325,6 +385,21 @@ p << entry_preempt.e;
 @@
 aj_emit("entry", p)
 
+@after_preempt depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_preempt.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_preempt.e;
+@@
+aj_emit("entry", p, after_release=1)
+
 @hold_preempt depends on janitor exists@
 identifier acq = {preempt_disable, preempt_disable_notrace};
 identifier rel = {preempt_enable, preempt_enable_no_resched, preempt_enable_notrace};
@@ -378,6 +453,21 @@ f@p@e(...)
 p << entry_rcu.e;
 @@
 aj_emit("entry", p)
+
+@after_rcu depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_rcu.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_rcu.e;
+@@
+aj_emit("entry", p, after_release=1)
 
 @hold_rcu depends on janitor exists@
 identifier acq = {rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace};
@@ -433,6 +523,21 @@ p << entry_cpu.e;
 @@
 aj_emit("entry", p)
 
+@after_cpu depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_cpu.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_cpu.e;
+@@
+aj_emit("entry", p, after_release=1)
+
 @hold_cpu depends on janitor exists@
 identifier acq = {get_cpu, get_cpu_var, get_cpu_ptr};
 identifier rel = {put_cpu, put_cpu_var, put_cpu_ptr};
@@ -486,6 +591,21 @@ f@p@e(...)
 p << entry_pagefault.e;
 @@
 aj_emit("entry", p)
+
+@after_pagefault depends on janitor exists@
+identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
+identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
+identifier f;
+position reg_pagefault.p, e;
+@@
+rel(...)
+... when != acq(...)
+f@p@e(...)
+
+@script:python depends on janitor@
+p << after_pagefault.e;
+@@
+aj_emit("entry", p, after_release=1)
 
 @hold_pagefault depends on janitor exists@
 identifier acq = {pagefault_disable};

@@ -67,6 +67,19 @@ class FileFacts:
             elif k == "releases":
                 self.releases.setdefault(r["name"], r["at"])
 
+    def macro_at(self, line):
+        if not hasattr(self, "_macros"):
+            self._macros = []
+            for first, last, text in ctext.logical_lines(self.lines):
+                if text.lstrip().startswith("#") and "define" in text:
+                    m = ctext.macro_at(self.lines, first)
+                    if m:
+                        self._macros.append((first, last, m))
+        for first, last, m in self._macros:
+            if first <= line <= last:
+                return m
+        return None
+
     # ------------------------------------------------------------------ text
     @property
     def text(self):
@@ -282,7 +295,7 @@ def classify_mention(ff, name, off, line, kind, defs_here):
     """What a mention that is not a spatch-seen call is: 'def', 'decl', 'export', 'macro-call',
     'call-arg', 'init', 'assign', 'other'; with details."""
     text = ff.text
-    mac = ctext.macro_at(ff.lines, line)
+    mac = ff.macro_at(line)
     prev = _prev_token(text, off)
     if kind == "call":
         if name in defs_here and defs_here[name]["line"] == line:
@@ -297,8 +310,6 @@ def classify_mention(ff, name, off, line, kind, defs_here):
         return ("export", None)
     if prev in ("struct", "enum", "union", "goto") or prev == "." or prev == "->":
         return ("not-function", None)
-    if mac and not re.search(r"\b%s\b" % re.escape(name), mac[1] if len(mac) > 1 else ""):
-        pass
     init = _initialiser(text, off)
     if init is not None and init[0] != "?runtime":
         return ("init", init)

@@ -55,7 +55,7 @@ def output_dir(out_root, tree):
 
 
 def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_going=False,
-         use_cache=True, log=print):
+         use_cache=True, log=print, classify=True):
     predicates = parse_predicates(predicates_spec)
     formats = parse_formats(formats_spec)
     tree = treemod.resolve(ksrc)
@@ -78,6 +78,11 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         return lines_cache[rel]
 
     doc = findings.build(tree, det, predicates, scope, read_lines)
+    t_detect = time.monotonic() - t0
+    if classify:
+        from ..analysis import classify as classifymod
+        classifymod.run(tree, doc, scope, store, fps, pre, jobs)
+        classifymod.LAST_TIMING["detect_seconds"] = t_detect
     final = output_dir(out_root, tree)
     staging = staging_dir(final)
     try:

@@ -1,0 +1,248 @@
+"""Classes (DESIGN 4) from the propagated contexts; `fix` per docs/fix-strategies.md.
+
+Entry point: run(tree, doc, scope, store, fps, pre, jobs) after findings.build()."""
+
+import re
+import time
+
+from ..scan import forms
+from . import entries as E
+from .graph import Graph
+
+CORE_DIRS = ("kernel/", "mm/", "lib/", "arch/", "crypto/")
+DEBUG_CONFIG = re.compile(r"CONFIG_(LOCKDEP|PROVE_\w+|DEBUG_\w+|\w+_DEBUG\w*|LOCK_STAT|KASAN\w*|KCSAN\w*|"
+                          r"DEBUG_ATOMIC_SLEEP|PREEMPT_COUNT)\b")
+SLEEP_INTENT_FORMS = {"gfp-select", "sleep-guard", "delay-select"}
+# Predicates whose value, in a proven sleepable (process, nothing held) context, is fixed:
+# every member of the family answers "may sleep" there.
+ATOMIC_MEANS_TRUE = {"in_atomic", "drm_can_sleep", "irqs_disabled", "preemptible", "in_task"}
+LAST_TIMING = {}
+
+
+def _core(rec):
+    return rec["file"].startswith(CORE_DIRS)
+
+
+def _gfp_of(rec, atomic):
+    d = rec.get("form_detail") or {}
+    br = d.get("branches") or []
+    awt = d.get("true_means") != "may-sleep"
+    if len(br) == 2:
+        cond_true, cond_false = br[0].get("gfp") or [], br[1].get("gfp") or []
+        want = cond_true if (atomic == awt) else cond_false
+        if len(want) == 1:
+            return want[0]
+    m = re.findall(r"\b(?:__)?GFP_[A-Z_]+\b", "\n".join(rec["snippet"]["lines"]))
+    if atomic:
+        return "GFP_ATOMIC" if "GFP_ATOMIC" in m else ("GFP_NOWAIT" if "GFP_NOWAIT" in m else None)
+    for g in ("GFP_NOIO", "GFP_NOFS", "GFP_KERNEL"):
+        if g in m:
+            return g
+    return None
+
+
+def _site_call(ff, rec):
+    best = None
+    for c in ff.calls.values():
+        if c.line == rec["line"] and c.callee == rec["called"]:
+            if c.col == rec["col"]:
+                return c
+            best = best or c
+    return best
+
+
+def _base(rec, cls, conf, reason, evidence, fix=None):
+    rec["class"], rec["confidence"], rec["reason"], rec["evidence"], rec["fix"] = cls, conf, reason, evidence, fix
+
+
+def _src(g, ev):
+    ff = g.facts.get(ev.get("file"))
+    if ff is None or not ev.get("line"):
+        return ev
+    i = ev["line"] - 1
+    lo = max(0, i - 2)
+    ev["source"] = {"start": lo + 1, "lines": [l.rstrip("\n") for l in ff.lines[lo:i + 3]]}
+    return ev
+
+
+def classify_one(g, rec, scope_all):
+    if scope_all and _core(rec):
+        return _base(rec, "core-allowed", "high", "core code (kernel/, mm/, lib/, arch/, crypto/): "
+                     "in_atomic() and its family are for core code", [])
+    site_ev = {"file": rec["file"], "line": rec["line"], "function": rec["function"] or rec["macro"],
+               "fact": f"{rec['called']}() tested here ({rec['form']})", "kind": "site"}
+    if rec["form"] == "wrapper":
+        return _base(rec, "manual-review", "high", f"wrapper {rec['function'] or rec['macro']}(): its callers "
+                     "are findings of their own, classified one by one; remove it once they are fixed", [site_ev])
+    if rec["macro"] or not rec["function"]:
+        cfg = " && ".join(rec["config"])
+        if rec["form"] == "assertion":
+            return _base(rec, "manual-review", "high",
+                         f"assertion macro {rec['macro']} checks that the context IS atomic"
+                         + (f" (debug config only: {cfg})" if cfg else "") + "; no lockdep equivalent states it",
+                         [site_ev])
+        return _base(rec, "manual-review", "medium", f"use inside macro {rec['macro']}: unresolved macro", [site_ev])
+    cfg = " && ".join(rec["config"])
+    if cfg and DEBUG_CONFIG.search(cfg):
+        return _base(rec, "manual-review", "high", f"debug-only code (needs {cfg})", [site_ev])
+    if rec["predicate"] == "in_nmi":
+        return _base(rec, "manual-review", "high", "in_nmi() asks a different, defined question", [site_ev])
+    key = (rec["file"], rec["function"])
+    n = g.nodes.get(key)
+    ff = g.facts.get(rec["file"])
+    if n is None or ff is None:
+        return _base(rec, "manual-review", "low", "function not analysed", [site_ev])
+    if ff.failed:
+        return _base(rec, "manual-review", "low", f"{rec['file']} could not be parsed: {ff.failed}", [site_ev])
+    c = _site_call(ff, rec)
+    if c is None:
+        return _base(rec, "manual-review", "low", "the use was not seen by the fact rule (unparsed code)", [site_ev])
+    atomic_here, inherit, unknown_here, fact = g.call_context(c, ff)
+    kinds = {}
+    if atomic_here:
+        kinds[E.ATOMIC] = [{"file": rec["file"], "line": fact[0], "function": rec["function"],
+                            "fact": f"{rec['function']}() takes {fact[1].split(' at line')[0]}", "kind": "region"}]
+    if inherit:
+        for k in g.ctx[key]:
+            kinds.setdefault(k, g.chain(key, k))
+    if unknown_here:
+        kinds.setdefault(E.UNKNOWN, [{"file": rec["file"], "line": rec["line"], "function": rec["function"],
+                                      "fact": unknown_here, "kind": "unknown"}])
+    evidence = []
+    for k in (E.UNKNOWN, E.ATOMIC, E.SLEEPABLE):
+        for ev in kinds.get(k, []):
+            ev = dict(ev, context=k)
+            evidence.append(_src(g, ev))
+    evidence.append(_src(g, dict(site_ev)))
+    if E.UNKNOWN in kinds:
+        block = kinds[E.UNKNOWN][0] if kinds[E.UNKNOWN] else {}
+        reason = block.get("fact", "unknown caller")
+        where = f" ({block['file']}:{block['line']})" if block.get("file") else ""
+        return _base(rec, "manual-review", "medium", reason + where, evidence)
+    if not kinds:
+        return _base(rec, "manual-review", "low", "no context found", evidence)
+    # Conflicting evidence: an atomic proof while the function itself sleeps unconditionally.
+    if set(kinds) == {E.ATOMIC}:
+        sleeps = [x for x in ff.calls.values() if x.func == rec["function"] and x.callee in E.SLEEP_EVIDENCE
+                  and not x.regions]
+        if sleeps:
+            s = sleeps[0]
+            return _base(rec, "manual-review", "medium",
+                         f"conflicting evidence: every caller is atomic but {rec['function']}() calls "
+                         f"{s.callee}() (line {s.line}): existing bug?", evidence)
+    return _by_form(g, rec, set(kinds), evidence, n, ff)
+
+
+def _by_form(g, rec, kinds, evidence, n, ff):
+    form, fn = rec["form"], rec["function"]
+    common = {"file": rec["file"], "function": fn, "line": rec["line"]}
+    strong = any(x.callee in E.STRONG_SLEEP for x in ff.calls.values() if x.func == fn)
+    conf = "high"
+    if kinds == {E.SLEEPABLE}:
+        if form == "gfp-select":
+            gfp = _gfp_of(rec, atomic=False)
+            if not gfp:
+                return _base(rec, "manual-review", "medium", "sleepable proven but the GFP flag of the sleeping "
+                             "branch is not a single constant", evidence)
+            return _base(rec, "sleepable-proven", conf, None, evidence,
+                         {"strategy": "gfp-constant", "params": dict(common, gfp=gfp)})
+        if form in ("sleep-guard", "delay-select", "lock-select", "bail-out"):
+            return _base(rec, "sleepable-proven", conf, None, evidence,
+                         {"strategy": "keep-branch", "params": dict(common, keep="sleep", might_sleep=not strong)})
+        if form == "assertion":
+            if rec["form_detail"].get("true_means") != "may-sleep" and not _asserts_atomic(rec):
+                return _base(rec, "assertion", conf, None, evidence,
+                             {"strategy": "assert-replace", "params": dict(common, **{"with": "might_sleep()"})})
+            return _base(rec, "manual-review", "high", "assertion that the context IS atomic, but every path "
+                         "to it is sleepable: the assertion would fire", evidence)
+        return _base(rec, "manual-review", "medium", f"form {form}: the answer is passed on, not acted on", evidence)
+    if kinds == {E.ATOMIC}:
+        if form in SLEEP_INTENT_FORMS or (form == "lock-select" and rec["called"] in ATOMIC_MEANS_TRUE):
+            if form == "gfp-select":
+                gfp = _gfp_of(rec, atomic=True)
+                if not gfp:
+                    return _base(rec, "manual-review", "medium", "atomic proven but the GFP flag of the atomic "
+                                 "branch is not a single constant", evidence)
+                return _base(rec, "atomic-proven", conf, None, evidence,
+                             {"strategy": "gfp-constant", "params": dict(common, gfp=gfp)})
+            return _base(rec, "atomic-proven", conf, None, evidence,
+                         {"strategy": "keep-branch", "params": dict(common, keep="atomic", might_sleep=False)})
+        if form == "bail-out":
+            return _base(rec, "manual-review", "medium", "every path is atomic, so the bail-out would always "
+                         "be taken: the function is unusable as written", evidence)
+        if form == "assertion":
+            return _base(rec, "manual-review", "medium", "assertion in a proven atomic context: no lockdep "
+                         "assertion states the same invariant for in_atomic()", evidence)
+        return _base(rec, "manual-review", "medium", f"form {form} in atomic context: the question asked is not "
+                     "'may I sleep'", evidence)
+    # both, every caller known
+    callers = _callers(g, n)
+    if callers is None:
+        return _base(rec, "manual-review", "medium", f"conflicting callers: {fn}() runs in both contexts "
+                     "and some caller itself runs in both", evidence)
+    if form == "gfp-select":
+        gk, ga = _gfp_of(rec, atomic=False), _gfp_of(rec, atomic=True)
+        if not gk or not ga:
+            return _base(rec, "manual-review", "medium", "both contexts; GFP flags not constant", evidence)
+        param = _gfp_param(n.params)
+        cl = [dict(c, gfp=(ga if c.pop("ctx") == E.ATOMIC else gk)) for c in callers]
+        return _base(rec, "caller-gfp", "high" if all(c["function"] for c in cl) else "medium", None, evidence,
+                     {"strategy": "thread-gfp", "params": dict(common, param=param or "gfp", reuse=bool(param),
+                                                               callers=cl)})
+    if form in ("sleep-guard", "delay-select", "lock-select", "bail-out"):
+        cl = [dict(c, value=(c.pop("ctx") == E.SLEEPABLE)) for c in callers]
+        return _base(rec, "caller-flag", "high", None, evidence,
+                     {"strategy": "thread-flag", "params": dict(common, param="may_sleep", callers=cl)})
+    return _base(rec, "manual-review", "medium", f"both contexts reach this {form}", evidence)
+
+
+def _asserts_atomic(rec):
+    d = rec["form_detail"]
+    expr = rec["expression"].replace(" ", "")
+    return "!" + rec["called"] in expr and d.get("true_means") != "may-sleep"
+
+
+def _gfp_param(params):
+    m = re.search(r"gfp_t\s+(\w+)", params or "")
+    return m.group(1) if m else None
+
+
+def _callers(g, n):
+    """[{file, function, line, ctx}] when every direct caller's call site has one context."""
+    out = []
+    for e in g.in_edges.get(n.key, []):
+        if e.caller.macro:
+            return None
+        kinds = set()
+        if e.atomic:
+            kinds.add(E.ATOMIC)
+        if e.inherit:
+            kinds |= set(g.ctx[e.caller.key])
+        if len(kinds) != 1 or E.UNKNOWN in kinds:
+            return None
+        out.append({"file": e.file, "function": e.caller.name, "line": e.line, "ctx": kinds.pop()})
+    if any(ent for ent in n.entries):
+        return None                              # registered callbacks cannot take a new parameter
+    return sorted(out, key=lambda c: (c["file"], c["line"])) or None
+
+
+def run(tree, doc, scope, store, fps, pre, jobs, log=None):
+    """Classify every finding of `doc` in place. Returns the Graph (for tests and timing)."""
+    t0 = time.monotonic()
+    scope_all = "." in scope
+    recs = doc["findings"]
+    start = sorted({(r["file"], r["function"]) for r in recs
+                    if r["function"] and not (scope_all and _core(r)) and r["form"] != "wrapper"})
+    g = Graph(tree, store, fps, pre, jobs)
+    g.build(start)
+    g.propagate()
+    for rec in recs:
+        try:
+            classify_one(g, rec, scope_all)
+        except Exception as exc:      # never a proof from a crash
+            _base(rec, "manual-review", "low", f"classifier error: {type(exc).__name__}: {exc}", [])
+    pre.save()
+    fps.save()
+    LAST_TIMING.update(classify_seconds=time.monotonic() - t0, nodes=len(g.nodes), edges=len(g.edges),
+                       files=len(g.facts), spatch_runs=g.spatch_runs)
+    return g

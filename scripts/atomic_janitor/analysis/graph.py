@@ -1,0 +1,434 @@
+"""The call graph over the whole tree, found upward from the functions holding findings by a
+name-grep closure, and the fixed-point propagation of contexts over it (DESIGN 5)."""
+
+import os
+import re
+
+from .. import spatch
+from ..scan import ctext
+from . import entries as E
+from .facts import HELPER_RULE, RULE, FileFacts, classify_mention, textual_mentions
+
+MAX_NODES = 4000
+MAX_ROUNDS = 40
+HELPER_NAME = re.compile(r"lock|critical|irq|enter|exit|acquire|release|disable|enable|save|restore|_bh|"
+                         r"protect|atomic|preempt|rcu", re.I)
+TRYLOCK = "trylock"
+
+
+class Node:
+    __slots__ = ("key", "file", "name", "macro", "static", "line", "exported", "entries", "expanded",
+                 "params")
+
+    def __init__(self, file, name, macro=False, static=False, line=None, params=""):
+        self.key = (file, name)
+        self.file, self.name, self.macro, self.static, self.line = file, name, macro, static, line
+        self.exported = None
+        self.entries = []            # [(ctx, fact, file, line, kind)]
+        self.expanded = False
+        self.params = params
+
+
+class Edge:
+    __slots__ = ("caller", "callee", "file", "line", "atomic", "inherit", "unknown", "region_fact", "config", "_call")
+
+    def __init__(self, caller, callee, file, line):
+        self.caller, self.callee, self.file, self.line = caller, callee, file, line
+        self.atomic = False
+        self.inherit = True
+        self.unknown = None
+        self.region_fact = None
+        self.config = []
+
+
+class Graph:
+    def __init__(self, tree, store, fps, pre, jobs):
+        self.tree, self.store, self.fps, self.pre, self.jobs = tree, store, fps, pre, jobs
+        self.root = tree.root
+        self.facts = {}
+        self.nodes = {}
+        self.edges = []
+        self.in_edges = {}
+        self.helpers_acq, self.helpers_rel = {}, {}
+        self.spatch_runs = 0
+        self.cut = False
+        self._irq_safe = {}
+
+    # ------------------------------------------------------------ facts
+    def _lines(self, rel):
+        with open(os.path.join(self.root, rel), encoding="utf-8", errors="replace") as fh:
+            return fh.readlines()
+
+    def load(self, files):
+        todo = sorted({f for f in files if f not in self.facts and os.path.isfile(os.path.join(self.root, f))})
+        if not todo:
+            return
+        res = spatch.run(RULE, self.root, todo, [], self.fps, self.store, self.jobs, label="facts")
+        self.spatch_runs += res.ran
+        for rel in todo:
+            try:
+                lines = self._lines(rel)
+            except OSError as exc:
+                self.facts[rel] = FileFacts(rel, [], [], failed=f"unreadable: {exc.strerror}")
+                continue
+            self.facts[rel] = FileFacts(rel, lines, res.records.get(rel, []), res.failed.get(rel))
+
+    def helpers(self):
+        """Lock helpers: functions that return with a region open / close one they did not open.
+        Applied at their call sites by facts-helpers.cocci, to a fixed point."""
+        names = set()
+        for _round in range(3):
+            acq, rel = {}, {}
+            for ff in self.facts.values():
+                for fn, (fam, at) in ff.acquires.items():
+                    if fn in ff.defs:
+                        acq.setdefault(fn, (ff.rel, ff.defs[fn]["line"], fam))
+                for fn, at in ff.releases.items():
+                    if fn in ff.defs and fn not in ff.acquires:
+                        rel.setdefault(fn, (ff.rel, ff.defs[fn]["line"]))
+            new = {"+" + n for n in acq} | {"-" + n for n in rel}
+            if new <= names:
+                break
+            names |= new
+            self.helpers_acq.update(acq)
+            self.helpers_rel.update(rel)
+            hn = set(acq) | set(rel)
+            # Only where it matters: files holding callers in the graph.
+            graph_files = {e.file for e in self.edges} | {n.file for n in self.nodes.values()}
+            users = [f for f in sorted(graph_files) if f in self.facts
+                     and any(c.callee in hn for c in self.facts[f].calls.values())]
+            if not users:
+                break
+            res = spatch.run(HELPER_RULE, self.root, sorted(users), sorted(names), self.fps, self.store,
+                             self.jobs, label="helpers")
+            self.spatch_runs += res.ran
+            for f in users:
+                self.facts[f].add(res.records.get(f, []))
+
+    # ------------------------------------------------------------ nodes
+    def node(self, file, name, macro=False):
+        key = (file, name)
+        n = self.nodes.get(key)
+        if n is None:
+            ff = self.facts.get(file)
+            d = ff.defs.get(name) if ff else None
+            n = Node(file, name, macro=macro,
+                     static=bool(d and d["static"]) or (macro and file.endswith(".c")),
+                     line=d["line"] if d else None, params=d["params"] if d else "")
+            self.nodes[key] = n
+        return n
+
+    def _irq_safe_dir(self, rel):
+        d = os.path.dirname(rel)
+        if d not in self._irq_safe:
+            files = self.pre.files_with(["pm_runtime_irq_safe"])
+            self._irq_safe[d] = [f for f in files if os.path.dirname(f) == d]
+        return self._irq_safe[d]
+
+    # ------------------------------------------------------------ closure
+    def build(self, start):
+        """start: [(file, function)]; grows the graph upward until every caller is found."""
+        self.load({f for f, _ in start})
+        frontier = [self.node(f, fn) for f, fn in start]
+        for _round in range(MAX_ROUNDS):
+            frontier = [n for n in frontier if not n.expanded]
+            if not frontier:
+                break
+            if len(self.nodes) > MAX_NODES:
+                self.cut = True
+                for n in frontier:
+                    n.expanded = True
+                    n.entries.append((E.UNKNOWN, "call graph cut at %d functions" % MAX_NODES, n.file, n.line, "limit"))
+                break
+            need = {}
+            for n in frontier:
+                if self._exported(n):
+                    n.expanded = True
+                    continue
+                need[n.key] = self._caller_files(n)
+            frontier = [n for n in frontier if n.key in need]
+            self.load({f for fs in need.values() for f in fs})
+            nxt = []
+            for n in frontier:
+                nxt.extend(self._expand(n, need[n.key]))
+            frontier = nxt
+        self._find_helper_defs()
+        self.helpers()
+        self._recompute_edges()
+
+    def _exported(self, n):
+        """EXPORT_SYMBOL*(name) next to the definition: callers are unknown, stop here."""
+        ff = self.facts.get(n.file)
+        if ff is None or n.macro:
+            return False
+        m = re.search(r"EXPORT_SYMBOL\w*\s*\(\s*%s\s*\)" % re.escape(n.name), ff.text)
+        if not m:
+            return False
+        line = ff.line_of(m.start())
+        n.exported = (n.file, line)
+        n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() (callers outside the tree)", n.file, line,
+                          "exported"))
+        return True
+
+    def _caller_files(self, n):
+        if n.static and n.file.endswith(".c"):
+            return [n.file]
+        return [f for f in self.pre.files_with([n.name]) if f.endswith((".c", ".h"))]
+
+    def _expand(self, n, files):
+        n.expanded = True
+        new = []
+        found_any = False
+        ff0 = self.facts.get(n.file)
+        if ff0 is None or (not n.macro and n.name not in ff0.defs):
+            reason = ff0.failed if ff0 and ff0.failed else "definition not parsed"
+            n.entries.append((E.UNKNOWN, f"{n.name}(): {reason}", n.file, n.line, "unparsed"))
+        for cf in files:
+            ff = self.facts.get(cf)
+            if ff is None:
+                continue
+            if cf != n.file and n.name in ff.defs and ff.defs[n.name]["static"]:
+                continue                        # a different static function of the same name
+            if cf != n.file and n.name in ff.defs and not n.static:
+                pass
+            if ff.failed:
+                if re.search(r"\b%s\b" % re.escape(n.name), ff.text):
+                    n.entries.append((E.UNKNOWN, f"{cf} mentions {n.name}() but could not be parsed ({ff.failed})",
+                                      cf, None, "unparsed"))
+                continue
+            seen_lines = {}
+            for c in ff.calls.values():
+                if c.callee == n.name and c.func:
+                    seen_lines.setdefault(c.line, []).append(c)
+                    if c.func == n.name and cf == n.file:
+                        found_any = True
+                        continue                # direct recursion: adds nothing
+                    caller = self.node(cf, c.func)
+                    e = Edge(caller, n, cf, c.line)
+                    e.config = ctext.config_at(ff.lines, c.line)
+                    e._call = c
+                    self._add_edge(e)
+                    found_any = True
+                    if not caller.expanded:
+                        new.append(caller)
+            for off, line, kind in textual_mentions(ff, n.name):
+                if kind == "call" and line in seen_lines:
+                    continue
+                what, detail = classify_mention(ff, n.name, off, line, kind, ff.defs)
+                if what in ("def", "decl", "not-function"):
+                    continue
+                found_any = True
+                if what == "export":
+                    n.exported = (cf, line)
+                    n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() (callers outside the tree)",
+                                      cf, line, "exported"))
+                elif what == "macro-call":
+                    m = self.node(cf, detail, macro=True)
+                    e = Edge(m, n, cf, line)
+                    e._call = None
+                    self._add_edge(e)
+                    if not m.expanded:
+                        new.append(m)
+                elif what == "unseen-call":
+                    n.entries.append((E.UNKNOWN, f"call of {n.name}() that spatch could not parse", cf, line,
+                                      "unparsed"))
+                else:
+                    self._registration(n, ff, what, detail, line)
+        if not found_any and not n.entries:
+            self._sysfs_or_orphan(n)
+        if n.exported:
+            return []                           # unknown callers anyway: no need to look further up
+        return new
+
+    def _add_edge(self, e):
+        self.edges.append(e)
+        self.in_edges.setdefault(e.callee.key, []).append(e)
+
+    def _registration(self, n, ff, what, detail, line):
+        cf = ff.rel
+        if what == "init":
+            stype, field = detail
+            ent = E.STRUCT_FIELDS.get((stype, field)) or E.STRUCT_FIELDS.get((stype, "*"))
+            if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS:
+                ent = (E.SLEEPABLE, f"{stype}.{field} (driver model callback, process context)")
+            elif stype == "dev_pm_ops" and field in E.PM_SLEEP_FIELDS:
+                ent = (E.SLEEPABLE, f"dev_pm_ops.{field} (system sleep callback)")
+            elif field in E.RUNTIME_PM_FIELDS and stype in ("dev_pm_ops", None):
+                ent = self._runtime_pm(n, ff, f"dev_pm_ops.{field}")
+            elif stype == "notifier_block" and field == "notifier_call":
+                ent = self._notifier(ff, line)
+            elif ent is None and field in E.FIELD_ONLY:
+                ent = E.FIELD_ONLY[field]
+            if ent is None:
+                ent = (E.UNKNOWN, f"callback {('struct ' + stype) if stype else 'initialiser'} .{field} "
+                                  f"(context of this callback not known)")
+            n.entries.append((ent[0], ent[1] if ent[0] != E.UNKNOWN else ent[1], cf, line, "registration"))
+        elif what == "assign":
+            field, lhs = detail
+            if field == "function" and "timer" in lhs:
+                ent = (E.ATOMIC, f"timer callback ({lhs.strip()} = {n.name})")
+            elif field in E.FIELD_ONLY:
+                ent = E.FIELD_ONLY[field]
+            else:
+                ent = (E.UNKNOWN, f"function pointer stored at run time ({lhs.strip()} {n.name})")
+            n.entries.append((ent[0], ent[1], cf, line, "registration"))
+        elif what == "call-arg":
+            callee, idx = detail
+            ent = E.CALL_ARGS.get((callee, idx))
+            if (callee, idx) in E.RUNTIME_PM_ARGS:
+                ent = self._runtime_pm(n, ff, f"{callee}() runtime PM callback")
+            if ent is None:
+                ent = (E.UNKNOWN, f"address passed to {callee}() (argument {idx + 1}): caller unknown")
+            n.entries.append((ent[0], ent[1], cf, line, "registration"))
+        elif what == "macro-ref":
+            n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
+        else:
+            n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
+
+    def _runtime_pm(self, n, ff, what):
+        safe = self._irq_safe_dir(ff.rel)
+        if safe:
+            return (E.UNKNOWN if False else E.ATOMIC,
+                    f"{what}: the driver marks its device pm_runtime_irq_safe() ({safe[0]}), "
+                    f"so runtime PM may call it with IRQs off") if False else \
+                ("both", f"{what} of a device marked pm_runtime_irq_safe() in {safe[0]}: called with "
+                          f"IRQs off (pm_runtime_*_sync in atomic context) or from process context")
+        return (E.SLEEPABLE, f"{what} (runtime PM callback; no pm_runtime_irq_safe() in the driver)")
+
+    def _notifier(self, ff, line):
+        text = ff.text
+        off = ff.offset(line, 0)
+        m = None
+        for m in re.finditer(r"struct\s+notifier_block\s+(\w+)\s*=\s*\{", text[:off + 1]):
+            pass
+        if not m:
+            return (E.UNKNOWN, "notifier callback of unknown chain")
+        var = m.group(1)
+        for r in re.finditer(r"\b(\w+)\s*\(([^;]*)&\s*%s\b" % re.escape(var), text):
+            reg, args = r.group(1), r.group(2)
+            if any(p in args for p in E.PANIC_CHAINS):
+                return (E.UNKNOWN, f"panic notifier ({reg}(&panic_notifier_list, &{var})): panic path")
+            if reg in E.NOTIFIER_REG:
+                ctx, what = E.NOTIFIER_REG[reg]
+                return (ctx, f"{what} ({reg}(&{var}))")
+        return (E.UNKNOWN, f"notifier {var}: registration chain not known")
+
+    def _sysfs_or_orphan(self, n):
+        m = re.match(r"^(\w+)_(show|store)$", n.name)
+        ff = self.facts.get(n.file)
+        if m and ff is not None:
+            if re.search(r"\b\w*ATTR\w*\s*\(\s*%s\s*[,)]" % re.escape(m.group(1)), ff.text):
+                n.entries.append((E.SLEEPABLE, f"sysfs {m.group(2)} ({m.group(1)} attribute)", n.file, n.line,
+                                  "registration"))
+                return
+        n.entries.append((E.UNKNOWN, f"no caller or registration of {n.name}() found", n.file, n.line, "orphan"))
+
+    def _find_helper_defs(self):
+        """Load the files defining driver lock helpers the graph's functions call."""
+        graph_funcs = {(n.file, n.name) for n in self.nodes.values()}
+        defined = set()
+        for ff in self.facts.values():
+            defined |= set(ff.defs)
+        cands = set()
+        for ff in self.facts.values():
+            for c in ff.calls.values():
+                if (ff.rel, c.func) in graph_funcs and c.callee not in defined and HELPER_NAME.search(c.callee):
+                    cands.add(c.callee)
+        if not cands:
+            return
+        tops = {"/".join(f.split("/")[:3]) for f, _ in graph_funcs}
+        files = [f for f in self.pre.files_with(sorted(cands))
+                 if f.endswith((".c", ".h")) and "/".join(f.split("/")[:3]) in tops and f not in self.facts]
+        self.load(files)
+
+    def _recompute_edges(self):
+        for e in self.edges:
+            c = getattr(e, "_call", None)
+            if c is None:
+                continue
+            ff = self.facts[e.file]
+            self._apply_call(e, c, ff)
+
+    def call_context(self, c, ff):
+        """(atomic, inherit, unknown, region_fact) for one call record."""
+        atomic = bool(c.regions)
+        inherit = not c.regions or c.entry or c.after_release or all(f == TRYLOCK for f, _ in c.regions)
+        fact = None
+        if c.regions:
+            fam, at = sorted(c.regions, key=lambda r: -r[1])[0]
+            acq = [x.callee for x in ff.calls.values() if x.line == at and x.func == c.func]
+            name = next((a for a in acq if a not in ("if", "unlikely", "likely")), fam)
+            if fam.startswith("guard("):
+                name = fam
+            fact = (at, f"{name}() at line {at} (region still open here)")
+        unknown = None
+        rel_at = ff.releases.get(c.func)
+        if rel_at is not None and c.line >= rel_at and c.func not in ff.acquires:
+            unknown = f"called after {c.func}() releases its caller's lock (line {rel_at})"
+        return atomic, inherit, unknown, fact
+
+    def _apply_call(self, e, c, ff):
+        e.atomic, e.inherit, e.unknown, e.region_fact = self.call_context(c, ff)
+
+    # ------------------------------------------------------------ propagation
+    def propagate(self):
+        """ctx[node key] = {kind: witness}; witness = ("entry", entry) | ("edge", edge, how)."""
+        ctx = {k: {} for k in self.nodes}
+        for k, n in self.nodes.items():
+            for ent in n.entries:
+                kinds = [E.ATOMIC, E.SLEEPABLE] if ent[0] == "both" else [ent[0]]
+                for kind in kinds:
+                    ctx[k].setdefault(kind, ("entry", ent))
+        for e in self.edges:
+            if e.atomic:
+                ctx[e.callee.key].setdefault(E.ATOMIC, ("edge", e, "region"))
+            if e.unknown:
+                ctx[e.callee.key].setdefault(E.UNKNOWN, ("edge", e, "after-release"))
+        changed = True
+        while changed:
+            changed = False
+            for e in self.edges:
+                if not e.inherit:
+                    continue
+                src, dst = ctx[e.caller.key], ctx[e.callee.key]
+                for kind in src:
+                    if kind not in dst:
+                        dst[kind] = ("edge", e, "inherit")
+                        changed = True
+        self.ctx = ctx
+        return ctx
+
+    def chain(self, key, kind, limit=30):
+        """Evidence from the entry (or blocking fact) down to the function `key`, for `kind`."""
+        out = []
+        seen = set()
+        while limit > 0 and key not in seen:
+            seen.add(key)
+            limit -= 1
+            w = self.ctx[key].get(kind)
+            if w is None:
+                break
+            if w[0] == "entry":
+                ctxk, fact, f, line, k = w[1]
+                n = self.nodes[key]
+                out.append({"file": f, "line": line or n.line or 1, "function": n.name,
+                            "fact": f"{n.name}(): {fact}", "kind": k if kind != E.UNKNOWN else k})
+                break
+            e, how = w[1], w[2]
+            if how == "region":
+                out.append({"file": e.file, "line": e.line, "function": e.caller.name,
+                            "fact": f"{e.caller.name}() calls {e.callee.name}() with the region open", "kind": "call"})
+                out.append({"file": e.file, "line": e.region_fact[0], "function": e.caller.name,
+                            "fact": f"{e.caller.name}() takes {e.region_fact[1].split(' at line')[0]}", "kind": "region"})
+                break
+            if how == "after-release":
+                out.append({"file": e.file, "line": e.line, "function": e.caller.name,
+                            "fact": e.unknown, "kind": "unknown"})
+                break
+            out.append({"file": e.file, "line": e.line, "function": e.caller.name,
+                        "fact": f"{e.caller.name}() calls {e.callee.name}()"
+                                + (f" [under #if {' && '.join(e.config)}]" if e.config else ""),
+                        "kind": "call"})
+            key = e.caller.key
+        out.reverse()
+        return out
