@@ -1,0 +1,1 @@
+"""make patches: python3 -m atomic_janitor.patches"""

@@ -1,0 +1,89 @@
+"""`make patches`: python3 -m atomic_janitor.patches [options]."""
+
+import argparse
+import os
+import sys
+import time
+
+from .. import tree as treemod
+from ..errors import JanitorError, report
+from . import series
+
+REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"CRITICAL: {message}", file=sys.stderr)
+        print(f"    see: {self.prog} --help", file=sys.stderr)
+        sys.exit(2)
+
+
+def build_parser():
+    p = _Parser(prog="atomic-janitor patches")
+    p.add_argument("--ksrc", help="kernel tree the findings are for (default: Debian's 6.1)")
+    p.add_argument("--predicates", help="must match the scan's PREDICATES (checked)")
+    p.add_argument("--scope", help="must match the scan's SCOPE (checked)")
+    p.add_argument("--reports", help="reports root holding <tree>/findings.json (default: <repo>/reports)")
+    p.add_argument("--findings", help="findings.json to use (default: <reports>/<tree>/findings.json)")
+    p.add_argument("--output", help="patches root (default: <repo>/patches-generated)")
+    p.add_argument("--from", dest="from_", help="From: identity 'Name <mail>' (default: git config)")
+    p.add_argument("--signoff", help="Signed-off-by identity (default: git config; never invented)")
+    p.add_argument("--upstream", help="newer tree: the cover letter lists sites gone or changed there")
+    p.add_argument("--bench", action="store_true", help="print time and size of the series")
+    return p
+
+
+def _check_args(doc, args, path):
+    if args.predicates:
+        from ..scan import family
+        want = sorted(set(family.expand(args.predicates)))
+        have = sorted(doc.get("predicates") or [])
+        if set(want) != set(have):
+            raise JanitorError(f"{path} was scanned with PREDICATES={','.join(have)}, not {args.predicates}",
+                               f"run `make scan PREDICATES={args.predicates}` first, or give the scan's PREDICATES")
+    if args.scope:
+        want = sorted(s.rstrip("/") for s in args.scope.replace(",", " ").split())
+        have = sorted(s.rstrip("/") for s in doc.get("scope") or [])
+        if want != have:
+            raise JanitorError(f"{path} was scanned with SCOPE={' '.join(have)}, not {args.scope}",
+                               "run `make scan` with this SCOPE first")
+
+
+def run(args):
+    t0 = time.monotonic()
+    tree = treemod.resolve(args.ksrc)
+    reports = os.path.abspath(args.reports or os.path.join(REPO, "reports"))
+    path = os.path.abspath(args.findings or os.path.join(reports, tree.name, "findings.json"))
+    doc = series.load_findings(path)
+    _check_args(doc, args, path)
+    if doc["tree"].get("name") != tree.name:
+        raise JanitorError(f"{path} is for tree {doc['tree'].get('name')}, not {tree.name}")
+    upstream = treemod.resolve(args.upstream) if args.upstream else None
+    out = os.path.abspath(args.output or os.path.join(REPO, "patches-generated"))
+    res = series.build(tree, doc, path, out, os.path.join(reports, tree.name), from_=args.from_,
+                       signoff=args.signoff, upstream=upstream)
+    rel = os.path.relpath(res["dir"], os.getcwd())
+    tl = ", ".join(f"{res['tally'].get(k, 0)} {k}" for k in ("Success", "Warning", "Error"))
+    print(f"atomic-janitor: {tree.name}: {res['patches']} patch(es), {len(res['skipped'])} skipped; "
+          f"checkpatch: {tl}; {rel}/")
+    if args.bench:
+        files = sorted({f for m in res["meta"] for f in m["files"]})
+        lines = 0
+        for m in res["meta"]:
+            with open(os.path.join(res["dir"], m["file"]), encoding="utf-8") as fh:
+                lines += sum(1 for l in fh if l.startswith(("+", "-")) and not l.startswith(("+++", "---")))
+        print(f"bench: {time.monotonic() - t0:.1f}s; {res['patches']} patches, {len(files)} files, "
+              f"{lines} changed lines")
+    return 0
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except JanitorError as err:
+        return report(err)
+    except KeyboardInterrupt:
+        print("CRITICAL: interrupted; previous patches left as they were", file=sys.stderr)
+        return 130

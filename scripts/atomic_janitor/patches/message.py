@@ -1,0 +1,202 @@
+"""Commit messages: what changed, why (fitted to the predicate), how the context was
+established (the evidence chains), and how it was tested (only once verify has said so)."""
+
+import re
+import textwrap
+
+WIDTH = 75
+
+INTERRUPT_FAMILY = {"in_interrupt", "in_irq", "in_hardirq", "in_softirq", "in_serving_softirq"}
+
+WHY = {
+    "in_atomic": (
+        "in_atomic() cannot tell whether the caller may sleep: on kernels without "
+        "CONFIG_PREEMPT_COUNT spin_lock() does not touch the preempt count, so in_atomic() "
+        "returns false while a spinlock is held. Its use outside of core kernel code is "
+        "discouraged; the caller knows its context and has to say so."),
+    "interrupt": (
+        "{p} only reports whether the CPU is serving an interrupt; it never sees a held "
+        "spinlock, disabled preemption or an RCU read-side section, on any configuration. "
+        "So it cannot tell whether the code may sleep; the caller knows its context and has "
+        "to say so."),
+    "irqs_disabled": (
+        "irqs_disabled() only reports that interrupts are off on this CPU; it does not see "
+        "a held spinlock, disabled preemption or an RCU read-side section. So it cannot tell "
+        "whether the code may sleep; the caller knows its context and has to say so."),
+    "preemptible": (
+        "preemptible() is constant false on kernels without CONFIG_PREEMPT_COUNT and does "
+        "not see RCU read-side sections under PREEMPT_RCU. So it cannot tell whether the "
+        "code may sleep; the caller knows its context and has to say so."),
+    "in_task": (
+        "in_task() is also true with a spinlock held or preemption disabled, so it does not "
+        "mean that the code may sleep. The caller knows its context and has to say so."),
+    "in_nmi": (
+        "in_nmi() only reports NMI context and says nothing about locks held or preemption, "
+        "so it cannot tell whether the code may sleep. The caller knows its context and has "
+        "to say so."),
+}
+
+
+def why(predicates, called):
+    """Two sentences per base predicate reached (in_atomic first), plus the wrapper note."""
+    out = []
+    if "in_atomic" in predicates:
+        out.append(WHY["in_atomic"])
+    fam = sorted(p for p in predicates if p in INTERRUPT_FAMILY)
+    if fam:
+        out.append(WHY["interrupt"].format(p=" and ".join(f"{p}()" for p in fam)))
+    for p in ("irqs_disabled", "preemptible", "in_task", "in_nmi"):
+        if p in predicates and "in_atomic" not in predicates:
+            out.append(WHY[p])
+    wrappers = sorted(c for c in called if c not in predicates)
+    text = " ".join(out)
+    if wrappers:
+        text = (f"{' and '.join(w + '()' for w in wrappers)} is a wrapper around "
+                f"{' and '.join(p + '()' for p in sorted(predicates))}, so the same applies to it. "
+                + text)
+    return text
+
+
+def _ctx(fix, cls):
+    return "atomic" if cls == "atomic-proven" or (fix.get("params") or {}).get("keep") == "atomic" else "sleepable"
+
+
+def what(site):
+    """One paragraph for one site (a finding, merged with its twins at the same place)."""
+    f = site["finding"]
+    fix = f["fix"]
+    p = fix.get("params") or {}
+    fn = p.get("function") or f["function"]
+    called = " || ".join(sorted({c + "()" for c in site["called"]}))
+    expr = f["expression"]
+    s = fix["strategy"]
+    if s == "gfp-constant":
+        ctx = "atomic" if f["class"] == "atomic-proven" else "sleepable"
+        return (f"{fn}() is only reached from {ctx} context (see below), so `{expr}` always "
+                f"selects {p['gfp']} there. Use {p['gfp']} directly.")
+    if s == "keep-branch":
+        ctx = _ctx(fix, f["class"])
+        branch = "sleeping" if p.get("keep") == "sleep" else "atomic"
+        text = (f"{fn}() is only reached from {ctx} context (see below), so the `{expr}` test "
+                f"always takes the same branch. Remove the test and keep the {branch} branch.")
+        if p.get("might_sleep"):
+            text += (" Add might_sleep() in its place, so that a caller in atomic context is "
+                     "reported on kernels with CONFIG_DEBUG_ATOMIC_SLEEP.")
+        return text
+    if s in ("thread-gfp", "thread-flag"):
+        param = p.get("param") or ("gfp" if s == "thread-gfp" else "may_sleep")
+        kind = "gfp_t" if s == "thread-gfp" else "bool"
+        parts = []
+        for c in p.get("callers") or []:
+            if "pass" in c:
+                v = f"its own {c['pass']}"
+            elif s == "thread-gfp":
+                v = c["gfp"]
+            else:
+                v = "true" if c["value"] else "false"
+            parts.append(f"{c['function']}() passes {v}")
+        if p.get("reuse"):
+            text = (f"{fn}() already has a {kind} {param} argument: use it instead of "
+                    f"`{expr}`.")
+        else:
+            what_ = "the GFP flags for its context" if s == "thread-gfp" else (
+                "whether it may sleep" if p.get("param_means") != "atomic" else "whether it runs in atomic context")
+            text = (f"Add a {kind} {param} argument to {fn}() and let every caller pass "
+                    f"{what_}, instead of guessing it with `{expr}`.")
+        if parts:
+            text += " " + _join(parts) + "."
+        return text
+    if s == "assert-replace":
+        w = p["with"]
+        how = ("checked on every configuration with CONFIG_DEBUG_ATOMIC_SLEEP"
+               if w.startswith("might_sleep") else "checked by lockdep on every configuration")
+        return (f"Replace the `{expr}` assertion in {fn}() with {w}, which states the same "
+                f"invariant and is {how}.")
+    if s == "condition":
+        return (f"Replace `{expr}` in {fn}() with `{p['condition']}`, the condition the "
+                f"code actually means.")
+    return f"Fix the use of {called} in {fn}()."
+
+
+def condition_why(cond):
+    if "system_state" in cond:
+        return ("The polling path is only needed for transfers in the late shutdown or "
+                "reboot path, when the system has left SYSTEM_RUNNING and interrupts are "
+                "disabled; that condition has a defined meaning on every configuration. The "
+                "i2c core made the same change in \"i2c: core: remove use of in_atomic()\".")
+    return ("The code needs a condition with a defined meaning on every configuration, not "
+            "a guess at its calling context.")
+
+
+def _join(parts):
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def evidence_lines(findings):
+    """`file:function(): fact` bullets, wrapped at 75 columns, duplicates dropped."""
+    seen = set()
+    out = []
+    for f in findings:
+        for e in f.get("evidence") or []:
+            where = f"{e['file']}:{e['function']}()" if e.get("function") else f"{e['file']}:{e['line']}"
+            fact = re.sub(r"\s+", " ", e.get("fact", "")).strip()
+            key = (where, fact)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(textwrap.fill(f"{where}: {fact}", WIDTH, initial_indent="  ",
+                                     subsequent_indent="    ", break_on_hyphens=False,
+                                     break_long_words=False))
+    return out
+
+
+def fill(text):
+    return textwrap.fill(text, WIDTH, break_on_hyphens=False, break_long_words=False)
+
+
+def tested_line(verify_patch):
+    if not verify_patch:
+        return None
+    v = verify_patch.get("verdict")
+    if v == "tested":
+        n = verify_patch.get("executed")
+        return fill("Tested in QEMU (x86_64 tinyconfig, PREEMPT, DEBUG_ATOMIC_SLEEP, "
+                    "PROVE_LOCKING): i2c-stub and recording-adapter tests pass, patched code "
+                    f"executed {n} times.")
+    if v == "compile-tested-only":
+        return "Compile-tested only (W=1, x86_64)."
+    return None
+
+
+def body(sites, verify_patch=None, signoff=None):
+    """The commit message body (without the Subject line)."""
+    paras = [fill(what(s)) for s in sites]
+    preds = sorted({p for s in sites for p in s["predicates"] if s["finding"]["fix"]["strategy"] != "condition"})
+    called = sorted({c for s in sites for c in s["called"] if s["finding"]["fix"]["strategy"] != "condition"})
+    if preds:
+        paras.append(fill(why(set(preds), called)))
+    for s in sites:
+        if s["finding"]["fix"]["strategy"] == "condition":
+            paras.append(fill(why(set(s["predicates"]), sorted(s["called"])) + " " +
+                              condition_why(s["finding"]["fix"]["params"]["condition"])))
+    ev = evidence_lines([s["finding"] for s in sites])
+    if ev:
+        paras.append("How the context was established:\n\n" + "\n".join(ev))
+    t = tested_line(verify_patch)
+    if t:
+        paras.append(t)
+    text = "\n\n".join(paras) + "\n"
+    if signoff:
+        text += f"\nSigned-off-by: {signoff}\n"
+    return text
+
+
+def subject(prefix, sites):
+    called = sorted({c for s in sites for c in s["called"]})
+    strategies = {s["finding"]["fix"]["strategy"] for s in sites}
+    verb = "Remove" if strategies <= {"gfp-constant", "keep-branch"} else "Replace"
+    called.sort(key=lambda c: (c != "in_atomic", c))   # name the one the site is known for
+    names = f"{called[0]}()"
+    return f"{prefix}: {verb} {names} usage"
