@@ -59,6 +59,7 @@ aj_emit("static", p, name=fn)
 // ------------------------------------------------------------------- calls
 
 @call depends on janitor@
+iterator name scoped_guard, scoped_cond_guard;
 identifier f;
 position p;
 @@

@@ -120,11 +120,15 @@ def classify_one(g, rec, scope_all):
         where = f" ({block['file']}:{block['line']})" if block.get("file") else ""
         return _base(rec, "manual-review", "medium", reason + where, evidence)
     if not kinds:
-        return _base(rec, "manual-review", "low", "no context found", evidence)
+        return _base(rec, "manual-review", "low", f"no caller chain from an entry point reaches {rec['function']}() "
+                     "(only a cycle of callers, or callers not found)", evidence)
     # Conflicting evidence: an atomic proof while the function itself sleeps unconditionally.
     if set(kinds) == {E.ATOMIC}:
+        own = set()
+        for b in (rec.get("form_detail") or {}).get("branches") or []:
+            own |= set(b.get("sleeps") or [])
         sleeps = [x for x in ff.calls.values() if x.func == rec["function"] and x.callee in E.SLEEP_EVIDENCE
-                  and not x.regions]
+                  and not x.regions and not (x.callee in own and 0 <= x.line - rec["line"] <= 12)]
         if sleeps:
             s = sleeps[0]
             return _base(rec, "manual-review", "medium",
@@ -176,10 +180,15 @@ def _by_form(g, rec, kinds, evidence, n, ff):
         return _base(rec, "manual-review", "medium", f"form {form} in atomic context: the question asked is not "
                      "'may I sleep'", evidence)
     # both, every caller known
-    callers = _callers(g, n)
+    cfg_edges = [e for e in g.in_edges.get(n.key, []) if e.config and e.config != rec["config"]]
+    if cfg_edges:
+        e = cfg_edges[0]
+        return _base(rec, "manual-review", "medium", f"config-dependent callers: {e.caller.name}() calls "
+                     f"{fn}() only under #if {' && '.join(e.config)} ({e.file}:{e.line})", evidence)
+    callers, why = _callers(g, n)
     if callers is None:
-        return _base(rec, "manual-review", "medium", f"conflicting callers: {fn}() runs in both contexts "
-                     "and some caller itself runs in both", evidence)
+        return _base(rec, "manual-review", "medium", f"conflicting callers: {fn}() runs in both contexts; {why}",
+                     evidence)
     if form == "gfp-select":
         gk, ga = _gfp_of(rec, atomic=False), _gfp_of(rec, atomic=True)
         if not gk or not ga:
@@ -210,20 +219,25 @@ def _gfp_param(params):
 def _callers(g, n):
     """[{file, function, line, ctx}] when every direct caller's call site has one context."""
     out = []
+    if n.entries:
+        return None, f"{n.name}() is itself a callback ({n.entries[0][1]}): it cannot take a new parameter"
     for e in g.in_edges.get(n.key, []):
         if e.caller.macro:
-            return None
+            return None, f"called through macro {e.caller.name}"
         kinds = set()
         if e.atomic:
             kinds.add(E.ATOMIC)
         if e.inherit:
             kinds |= set(g.ctx[e.caller.key])
         if len(kinds) != 1 or E.UNKNOWN in kinds:
-            return None
+            ents = [x[1] for x in e.caller.entries if x[0] == "both"] or \
+                [x[1] for x in g.nodes[e.caller.key].entries]
+            return None, (f"caller {e.caller.name}() ({e.file}:{e.line}) itself runs in both contexts"
+                          + (f": {ents[0]}" if ents else ""))
         out.append({"file": e.file, "function": e.caller.name, "line": e.line, "ctx": kinds.pop()})
-    if any(ent for ent in n.entries):
-        return None                              # registered callbacks cannot take a new parameter
-    return sorted(out, key=lambda c: (c["file"], c["line"])) or None
+    if not out:
+        return None, "no direct caller"
+    return sorted(out, key=lambda c: (c["file"], c["line"])), None
 
 
 def run(tree, doc, scope, store, fps, pre, jobs, log=None):
@@ -236,6 +250,7 @@ def run(tree, doc, scope, store, fps, pre, jobs, log=None):
     g = Graph(tree, store, fps, pre, jobs)
     g.build(start)
     g.propagate()
+    g.store.flush()
     for rec in recs:
         try:
             classify_one(g, rec, scope_all)

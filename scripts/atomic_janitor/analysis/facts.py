@@ -225,7 +225,7 @@ def _enclosing_call(text, i):
 
 _STRUCT_HEAD = re.compile(r"struct\s+(\w+)\s*(?:\w+\s*)?(?:\[[^\]]*\]\s*)?(?:__\w+\s*)*=\s*$")
 _COMPOUND = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*\)\s*$")
-_FIELD = re.compile(r"\.\s*(\w+)\s*(?:\[[^\]]*\]\s*)?=\s*&?\s*$")
+_FIELD = re.compile(r"(\.|->)\s*(\w+)\s*(?:\[[^\]]*\]\s*)?=\s*&?\s*$")
 
 
 def _initialiser(text, i):
@@ -234,7 +234,9 @@ def _initialiser(text, i):
     m = _FIELD.search(head)
     if not m:
         return None
-    field = m.group(1)
+    field = m.group(2)
+    if m.group(1) == "->":
+        return ("?runtime", field)
     # innermost '{' around i
     depth = 0
     j = i - 1

@@ -41,8 +41,33 @@ class Edge:
         self.config = []
 
 
+class MemoStore:
+    """The scan's Store, with each cache document loaded once and written once (at flush):
+    the facts cache is large and spatch.run is called once per closure round."""
+
+    def __init__(self, store):
+        self.store = store
+        self.docs = {}
+        self.dirty = set()
+
+    def load(self, name):
+        if name not in self.docs:
+            self.docs[name] = self.store.load(name)
+        return self.docs[name]
+
+    def save(self, name, data):
+        self.docs[name] = data
+        self.dirty.add(name)
+
+    def flush(self):
+        for name in sorted(self.dirty):
+            self.store.save(name, self.docs[name])
+        self.dirty.clear()
+
+
 class Graph:
     def __init__(self, tree, store, fps, pre, jobs):
+        store = MemoStore(store)
         self.tree, self.store, self.fps, self.pre, self.jobs = tree, store, fps, pre, jobs
         self.root = tree.root
         self.facts = {}
@@ -126,12 +151,30 @@ class Graph:
         return self._irq_safe[d]
 
     # ------------------------------------------------------------ closure
+    def _useful(self, sites):
+        """Nodes still worth expanding: those reaching a site whose context is not yet
+        unknown (an unknown site is manual-review whatever else its callers do)."""
+        self.propagate()
+        todo = [k for k in sites if k in self.ctx and E.UNKNOWN not in self.ctx[k]]
+        seen = set(todo)
+        while todo:
+            k = todo.pop()
+            for e in self.in_edges.get(k, []):
+                if e.caller.key not in seen:
+                    seen.add(e.caller.key)
+                    todo.append(e.caller.key)
+        return seen
+
     def build(self, start):
         """start: [(file, function)]; grows the graph upward until every caller is found."""
         self.load({f for f, _ in start})
         frontier = [self.node(f, fn) for f, fn in start]
+        sites = [n.key for n in frontier]
         for _round in range(MAX_ROUNDS):
             frontier = [n for n in frontier if not n.expanded]
+            if _round:
+                useful = self._useful(sites)
+                frontier = [n for n in frontier if n.key in useful]
             if not frontier:
                 break
             if len(self.nodes) > MAX_NODES:
@@ -339,7 +382,16 @@ class Graph:
         tops = {"/".join(f.split("/")[:3]) for f, _ in graph_funcs}
         files = [f for f in self.pre.files_with(sorted(cands))
                  if f.endswith((".c", ".h")) and "/".join(f.split("/")[:3]) in tops and f not in self.facts]
-        self.load(files)
+        defre = re.compile(r"^[A-Za-z_][^;=]*\b(%s)\s*\([^;]*$" % "|".join(sorted(map(re.escape, cands))), re.M)
+        keep = []
+        for f in files:
+            try:
+                with open(os.path.join(self.root, f), encoding="utf-8", errors="replace") as fh:
+                    if defre.search(fh.read()):
+                        keep.append(f)
+            except OSError:
+                pass
+        self.load(keep)
 
     def _recompute_edges(self):
         for e in self.edges:
