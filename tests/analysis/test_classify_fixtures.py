@@ -1,0 +1,126 @@
+"""The fixture driver tree (tests/fixtures/classify/tree): every easy and adversarial case of
+issue 4 with its exact class, fix and evidence chain."""
+
+import pytest
+
+ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu", "fx_under_preempt",
+              "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
+              "fx_scoped_site", "fx_xmit"]
+SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL"}
+SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
+ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
+MANUAL = {
+    "fx_exported": "exported symbol fx_exported()",
+    "fx_ptr_cb": "function pointer stored at run time",
+    "fx_rpm_site": "pm_runtime_irq_safe()",
+    "fx_cfg_site": "config-dependent callers",
+    "fx_bad_site": "could not parse",
+    "fx_cycle_a": "no caller chain from an entry point",
+    "fx_can_sleep": "wrapper fx_can_sleep()",
+}
+
+
+def facts(rec):
+    return [(e["kind"], e.get("context"), e["fact"]) for e in rec["evidence"]]
+
+
+@pytest.mark.parametrize("fn", ATOMIC_GFP)
+def test_atomic_gfp(fixture_findings, fn):
+    rec = fixture_findings[fn]
+    assert rec["class"] == "atomic-proven", (rec["reason"], facts(rec))
+    assert rec["fix"] == {"strategy": "gfp-constant",
+                          "params": {"file": rec["file"], "function": fn, "line": rec["line"], "gfp": "GFP_ATOMIC"}}
+    assert rec["confidence"] == "high"
+    assert any(e.get("context") == "atomic" for e in rec["evidence"])
+    assert rec["evidence"][-1]["kind"] == "site"
+
+
+@pytest.mark.parametrize("fn,gfp", sorted(SLEEP_GFP.items()))
+def test_sleepable_gfp_keeps_its_variant(fixture_findings, fn, gfp):
+    rec = fixture_findings[fn]
+    assert rec["class"] == "sleepable-proven", rec["reason"]
+    assert rec["fix"]["strategy"] == "gfp-constant" and rec["fix"]["params"]["gfp"] == gfp
+
+
+@pytest.mark.parametrize("fn", SLEEP_BRANCH)
+def test_sleepable_keep_branch(fixture_findings, fn):
+    rec = fixture_findings[fn]
+    assert rec["class"] == "sleepable-proven", rec["reason"]
+    assert rec["fix"]["strategy"] == "keep-branch" and rec["fix"]["params"]["keep"] == "sleep"
+
+
+@pytest.mark.parametrize("fn", ATOMIC_BRANCH)
+def test_irq_handlers(fixture_findings, fn):
+    rec = fixture_findings[fn]
+    assert rec["class"] == "atomic-proven", rec["reason"]
+    assert rec["fix"]["params"]["keep"] == "atomic"
+
+
+@pytest.mark.parametrize("fn,reason", sorted(MANUAL.items()))
+def test_manual_review_names_the_blocker(fixture_findings, fn, reason):
+    rec = fixture_findings[fn]
+    assert rec["class"] == "manual-review"
+    assert reason in rec["reason"]
+    assert rec["fix"] is None
+
+
+def test_evidence_chain_three_deep_across_files(fixture_findings):
+    rec = fixture_findings["fx_deep1"]
+    chain = [(e["file"].split("/")[-1], e["function"], e["kind"]) for e in rec["evidence"]]
+    assert chain == [("fx_easy.c", "fx_probe", "registration"), ("fx_easy.c", "fx_probe", "call"),
+                     ("fx_chain.c", "fx_deep3", "call"), ("fx_chain.c", "fx_deep2", "call"),
+                     ("fx_chain.c", "fx_deep1", "site")]
+    assert "platform_driver.probe" in rec["evidence"][0]["fact"]
+
+
+def test_threaded_irq_primary_vs_thread(fixture_findings):
+    assert "primary (hard irq) handler of request_threaded_irq" in fixture_findings["fx_hardirq"]["evidence"][0]["fact"]
+    assert "threaded irq handler" in fixture_findings["fx_thread"]["evidence"][0]["fact"]
+
+
+def test_lock_helper_region(fixture_findings):
+    ev = fixture_findings["fx_helper_site"]["evidence"]
+    assert ev[0]["kind"] == "region" and "fx_lock()" in ev[0]["fact"]
+
+
+def test_guards(fixture_findings):
+    assert "guard(spinlock)" in fixture_findings["fx_guard_site"]["evidence"][0]["fact"]
+    assert "spinlock_irqsave" in fixture_findings["fx_scoped_site"]["evidence"][0]["fact"]
+
+
+def test_ops_struct_in_another_file(fixture_findings):
+    ev = fixture_findings["fx_xmit"]["evidence"][0]
+    assert ev["file"].endswith("fx_ops.c") and "ndo_start_xmit" in ev["fact"]
+
+
+def test_two_contexts_thread_gfp(fixture_findings):
+    rec = fixture_findings["fx_two_ctx"]
+    assert rec["class"] == "caller-gfp"
+    p = rec["fix"]["params"]
+    assert p["param"] == "gfp" and p["reuse"] is False
+    assert sorted((c["function"], c["gfp"]) for c in p["callers"]) == [("fx_probe", "GFP_KERNEL"),
+                                                                        ("fx_timer2_fn", "GFP_ATOMIC")]
+
+
+def test_two_contexts_thread_flag(fixture_findings):
+    rec = fixture_findings["fx_two_ctx_guard"]
+    assert rec["class"] == "caller-flag"
+    assert sorted((c["function"], c["value"]) for c in rec["fix"]["params"]["callers"]) == [
+        ("fx_probe", True), ("fx_timer2_fn", False)]
+
+
+def test_caller_outside_scope(fixture_findings):
+    rec = fixture_findings["fx_outside_site"]
+    assert rec["class"] == "caller-gfp"
+    files = sorted(c["file"] for c in rec["fix"]["params"]["callers"])
+    assert files == ["drivers/fx/fx_xmit.c", "net/fxcore/fxcore.c"]
+
+
+def test_every_finding_classified(fixture_findings):
+    for fn, rec in fixture_findings.items():
+        assert rec["class"] != "unclassified", fn
+        assert rec["confidence"] in ("high", "medium", "low"), fn
+        if rec["class"] == "manual-review":
+            assert rec["reason"], fn
+        for e in rec["evidence"]:
+            assert {"file", "line", "fact"} <= set(e), (fn, e)
