@@ -15,6 +15,9 @@ pre{background:#f7f7f7;border:1px solid #ddd;padding:.5em;overflow-x:auto;font-s
 .cls-unclassified{color:#666}.cls-sleepable-proven,.cls-atomic-proven,.cls-caller-gfp,.cls-caller-flag,
 .cls-well-defined-condition{color:#070}
 ol.evidence li{margin:.2em 0}
+ol.evidence li:target{background:#eef6ff}
+.ctx-atomic{color:#a00}.ctx-sleepable{color:#070}.ctx-unknown{color:#a60}
+details>summary{cursor:pointer}
 """
 
 SCRIPT = """
@@ -44,18 +47,47 @@ def _source(rec):
     return "<pre>" + "".join(out) + "</pre>"
 
 
+def _ev_source(e):
+    src = e.get("source")
+    if not src:
+        return ""
+    out = []
+    for i, text in enumerate(src["lines"]):
+        n = src["start"] + i
+        line = f'<span class="ln">{n:5d} </span>{escape(text)}'
+        out.append(f'<span class="hit">{line}</span>' if n == e.get("line") else line + "\n")
+    return "<pre>" + "".join(out) + "</pre>"
+
+
 def _evidence(rec, by_function):
+    """The chain, entry first: each step shows its source and links to the next step (the
+    callee), so a reader follows it by clicking from caller to callee."""
     if not rec["evidence"]:
         return ""
     items = []
-    for e in rec["evidence"]:
+    evs = rec["evidence"]
+    for i, e in enumerate(evs):
         loc = f"{e.get('file')}:{e.get('line')}" if e.get("file") else ""
-        target = by_function.get(e.get("function"))
         fact = escape(e["fact"])
-        if target:
-            fact = f'<a href="#fn-{escape(target)}">{fact}</a>'
-        items.append(f"<li><code>{escape(loc)}</code> {fact}</li>")
-    return '<ol class="evidence">' + "".join(items) + "</ol>"
+        target = by_function.get(e.get("function"))
+        if target and target != rec["id"]:
+            fact += f' <a href="#f-{escape(target)}" title="finding in this function">[finding]</a>'
+        nxt = ""
+        if i + 1 < len(evs) and e.get("kind") in ("call", "registration", "region"):
+            nxt = f' <a href="#ev-{rec["id"]}-{i + 1}" title="go to the callee">&rarr; callee</a>'
+        ctx = e.get("context")
+        badge = f'<span class="ctx-{escape(ctx)}">[{escape(ctx)}]</span> ' if ctx else ""
+        kind = f'<em>{escape(e.get("kind") or "")}</em> ' if e.get("kind") else ""
+        src = _ev_source(e)
+        body = f"<details open><summary>{badge}{kind}<code>{escape(loc)}</code> {fact}{nxt}</summary>{src}</details>" \
+            if src else f"{badge}{kind}<code>{escape(loc)}</code> {fact}{nxt}"
+        items.append(f'<li id="ev-{rec["id"]}-{i}">{body}</li>')
+    fix = ""
+    if rec.get("fix"):
+        import json
+        fix = f'<p>Fix: <code>{escape(json.dumps(rec["fix"], sort_keys=True))}</code></p>'
+    return "<p>Evidence (entry point first; click &rarr; callee to follow the chain):</p>" \
+        '<ol class="evidence">' + "".join(items) + "</ol>" + fix
 
 
 def render(doc):

@@ -83,6 +83,9 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         from ..analysis import classify as classifymod
         classifymod.run(tree, doc, scope, store, fps, pre, jobs)
         classifymod.LAST_TIMING["detect_seconds"] = t_detect
+        tm = classifymod.LAST_TIMING
+        log(f"  classify: {tm['classify_seconds']:.1f}s, {tm['nodes']} functions, {tm['files']} files "
+            f"({tm['spatch_runs']} by spatch); detect {t_detect:.1f}s")
     final = output_dir(out_root, tree)
     staging = staging_dir(final)
     try:
