@@ -112,6 +112,8 @@ RUNTIME_PM_FIELDS = {"runtime_suspend", "runtime_resume", "runtime_idle"}
 
 DRIVER_SLEEP_FIELDS = {"probe", "remove", "remove_new", "shutdown", "disconnect", "suspend", "resume",
                        "pre_reset", "post_reset", "reset_resume", "port_probe", "port_remove"}
+# *_driver structs whose suspend/resume/disconnect run from an irq handler (UDC drivers).
+DRIVER_ATOMIC_TYPES = ("gadget", "composite", "udc")
 PM_SLEEP_FIELDS = {"prepare", "complete", "suspend", "resume", "freeze", "thaw", "poweroff", "restore",
                    "suspend_late", "resume_early", "freeze_late", "thaw_early", "poweroff_late",
                    "restore_early", "suspend_noirq", "resume_noirq", "freeze_noirq", "thaw_noirq",

@@ -41,6 +41,15 @@ class Edge:
         self.config = []
 
 
+def _driver_root(rel, kind):
+    """The directory a driver lives in: the whole tree for an out-of-tree module directory,
+    else drivers/<class>/<driver> (or the file's directory when shallower)."""
+    if kind == "module-dir":
+        return ""
+    parts = rel.split("/")
+    return "/".join(parts[:3]) if len(parts) >= 4 else "/".join(parts[:-1])
+
+
 class MemoStore:
     """The scan's Store, with each cache document loaded once and written once (at flush):
     the facts cache is large and spatch.run is called once per closure round."""
@@ -144,10 +153,13 @@ class Graph:
         return n
 
     def _irq_safe_dir(self, rel):
-        d = os.path.dirname(rel)
+        """Files of the same driver marking a device pm_runtime_irq_safe() (conservative: the
+        whole driver directory, since the device and its ops may be set up in different files)."""
+        d = _driver_root(rel, self.tree.kind)
         if d not in self._irq_safe:
             files = self.pre.files_with(["pm_runtime_irq_safe"])
-            self._irq_safe[d] = [f for f in files if os.path.dirname(f) == d]
+            self._irq_safe[d] = [f for f in files if d == "" or f.startswith(d + "/")
+                                 or os.path.dirname(f) == os.path.dirname(rel)]
         return self._irq_safe[d]
 
     # ------------------------------------------------------------ closure
@@ -292,7 +304,8 @@ class Graph:
         if what == "init":
             stype, field = detail
             ent = E.STRUCT_FIELDS.get((stype, field)) or E.STRUCT_FIELDS.get((stype, "*"))
-            if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS:
+            if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS \
+                    and not any(w in stype for w in E.DRIVER_ATOMIC_TYPES):
                 ent = (E.SLEEPABLE, f"{stype}.{field} (driver model callback, process context)")
             elif stype == "dev_pm_ops" and field in E.PM_SLEEP_FIELDS:
                 ent = (E.SLEEPABLE, f"dev_pm_ops.{field} (system sleep callback)")
@@ -379,9 +392,10 @@ class Graph:
                     cands.add(c.callee)
         if not cands:
             return
-        tops = {"/".join(f.split("/")[:3]) for f, _ in graph_funcs}
+        tops = {_driver_root(f, self.tree.kind) for f, _ in graph_funcs}
         files = [f for f in self.pre.files_with(sorted(cands))
-                 if f.endswith((".c", ".h")) and "/".join(f.split("/")[:3]) in tops and f not in self.facts]
+                 if f.endswith((".c", ".h")) and f not in self.facts
+                 and any(t == "" or f.startswith(t + "/") for t in tops)]
         defre = re.compile(r"^[A-Za-z_][^;=]*\b(%s)\s*\([^;]*$" % "|".join(sorted(map(re.escape, cands))), re.M)
         keep = []
         for f in files:

@@ -1,0 +1,73 @@
+"""Unit tests of the textual half of fact collection (no spatch, no kernel tree)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+
+from atomic_janitor.analysis import facts  # noqa: E402
+from atomic_janitor.analysis.graph import _driver_root  # noqa: E402
+
+
+def ff_of(src, records=()):
+    lines = [l + "\n" for l in src.split("\n")]
+    return facts.FileFacts("x.c", lines, list(records))
+
+
+def mention(ff, name, nth=0):
+    m = [x for x in facts.textual_mentions(ff, name)][nth]
+    return facts.classify_mention(ff, name, m[0], m[1], m[2], ff.defs)
+
+
+def test_initialiser_struct_type_and_field():
+    ff = ff_of("static const struct net_device_ops ops = {\n\t.ndo_open = foo_open,\n\t.ndo_start_xmit = foo_xmit,\n};")
+    assert mention(ff, "foo_xmit") == ("init", ("net_device_ops", "ndo_start_xmit"))
+
+
+def test_array_of_structs():
+    ff = ff_of("static struct irq_chip chips[] = {\n\t{ .irq_mask = foo_mask },\n};")
+    assert mention(ff, "foo_mask") == ("init", ("irq_chip", "irq_mask"))
+
+
+def test_runtime_assignment_is_not_an_initialiser():
+    ff = ff_of("void f(struct d *d)\n{\n\td->cb = foo_cb;\n}")
+    what, detail = mention(ff, "foo_cb")
+    assert what == "assign" and detail[0] == "cb"
+
+
+def test_call_argument_index():
+    ff = ff_of("int f(void)\n{\n\treturn request_threaded_irq(1, foo_hard, foo_thread, 0, \"x\", 0);\n}")
+    assert mention(ff, "foo_hard") == ("call-arg", ("request_threaded_irq", 1))
+    assert mention(ff, "foo_thread") == ("call-arg", ("request_threaded_irq", 2))
+
+
+def test_export_and_prototype_and_comment():
+    ff = ff_of("/* foo_x( is a comment */\nint foo_x(int a);\nEXPORT_SYMBOL_GPL(foo_x);")
+    kinds = [facts.classify_mention(ff, "foo_x", o, l, k, ff.defs)[0] for o, l, k in facts.textual_mentions(ff, "foo_x")]
+    assert kinds == ["decl", "export"]
+
+
+def test_call_in_macro_body():
+    ff = ff_of("#define FOO_ALLOC(n) \\\n\tfoo_alloc(n, 0)\n")
+    assert mention(ff, "foo_alloc") == ("macro-call", "FOO_ALLOC")
+
+
+def test_guard_scope_is_lexical():
+    src = "void f(void)\n{\n\t{\n\t\tguard(spinlock)(&l);\n\t\ta();\n\t}\n\tb();\n}"
+    recs = [{"kind": "call", "line": 5, "col": 2, "callee": "a", "element": "f"},
+            {"kind": "call", "line": 7, "col": 1, "callee": "b", "element": "f"}]
+    ff = ff_of(src, recs)
+    assert ff.calls[(5, 2)].regions == [("guard(spinlock)", 4)]
+    assert ff.calls[(7, 1)].regions == []
+
+
+def test_mutex_guard_is_not_atomic():
+    src = "void f(void)\n{\n\tguard(mutex)(&m);\n\ta();\n}"
+    ff = ff_of(src, [{"kind": "call", "line": 4, "col": 1, "callee": "a", "element": "f"}])
+    assert ff.calls[(4, 1)].regions == []
+
+
+def test_driver_root():
+    assert _driver_root("drivers/net/wireless/foo/core.c", "kernel") == "drivers/net/wireless"
+    assert _driver_root("drivers/xen/grant-table.c", "kernel") == "drivers/xen"
+    assert _driver_root("core/rtw_cmd.c", "module-dir") == ""
