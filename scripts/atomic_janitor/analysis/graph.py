@@ -228,7 +228,22 @@ class Graph:
     def _caller_files(self, n):
         if n.static and n.file.endswith(".c"):
             return [n.file]
-        return [f for f in self.pre.files_with([n.name]) if f.endswith((".c", ".h"))]
+        files = [f for f in self.pre.files_with([n.name]) if f.endswith((".c", ".h"))]
+        return [f for f in files if f == n.file or f in self.facts or self._may_use(f, n.name)]
+
+    def _may_use(self, rel, name):
+        """False when every mention of `name` in `rel` is a prototype, an export or a comment:
+        such files (mostly headers) need no parsing."""
+        try:
+            lines = self._lines(rel)
+        except OSError:
+            return True
+        ff = FileFacts(rel, lines, [])
+        for off, line, kind in textual_mentions(ff, name):
+            what, _d = classify_mention(ff, name, off, line, kind, {})
+            if what not in ("decl", "export", "not-function"):
+                return True
+        return False
 
     def _expand(self, n, files):
         n.expanded = True
