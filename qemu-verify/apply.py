@@ -70,8 +70,28 @@ def parse_patch(path: str, index: int) -> Patch:
     old = new = None
     cur: Optional[str] = None
     nline = 0
+    old_left = new_left = 0
     in_diff = False
     for line in text.splitlines():
+        if old_left > 0 or new_left > 0:
+            # inside a hunk: the header's counts say where it ends (so the "-- " mail
+            # signature after the last hunk is never taken for a removed line)
+            if line.startswith("+"):
+                if cur is not None:
+                    changed.setdefault(cur, []).append(nline)
+                nline += 1
+                new_left -= 1
+            elif line.startswith("-"):
+                if cur is not None:
+                    changed.setdefault(cur, []).append(nline)
+                old_left -= 1
+            elif line.startswith("\\"):
+                pass
+            else:
+                nline += 1
+                old_left -= 1
+                new_left -= 1
+            continue
         if line.startswith("diff --git "):
             in_diff = True
             cur = None
@@ -98,18 +118,9 @@ def parse_patch(path: str, index: int) -> Patch:
         m = _HUNK.match(line)
         if m:
             nline = int(m.group(3))
+            old_left = int(m.group(2)) if m.group(2) is not None else 1
+            new_left = int(m.group(4)) if m.group(4) is not None else 1
             continue
-        if cur is None or line.startswith("\\"):
-            continue
-        if line.startswith("+"):
-            changed.setdefault(cur, []).append(nline)
-            nline += 1
-        elif line.startswith("-"):
-            changed.setdefault(cur, []).append(nline)
-        elif line.startswith(" ") or line == "":
-            nline += 1
-        elif line.startswith("-- "):
-            cur = None
     for k in changed:
         changed[k] = sorted(set(changed[k]))
     return Patch(index, path, os.path.basename(path), _subject(text), sorted(files),

@@ -111,3 +111,22 @@ def functions_for_patch(work: str, changed: Dict[str, List[int]]) -> Dict[str, L
 
 def event_name(patch_index: int, func: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", f"p{patch_index}_{func}")[:60]
+
+
+def resolve_symbols(objects: Sequence[str], func: str) -> List[str]:
+    """The symbols GCC really emitted for func in these objects: func itself or its clones
+    (func.constprop.0, func.isra.0, func.part.0, ...). Empty when it was inlined away."""
+    import subprocess
+    found: List[str] = []
+    for obj in objects:
+        if not os.path.exists(obj):
+            continue
+        p = subprocess.run(["nm", "--defined-only", obj], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        for line in p.stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tT":
+                sym = parts[2]
+                if (sym == func or sym.startswith(func + ".")) and sym not in found:
+                    found.append(sym)
+    return sorted(found)

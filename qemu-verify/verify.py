@@ -274,7 +274,7 @@ def run_verify(opt: RunOptions) -> dict:
         mods = buildmod.build_test_modules(build, os.path.join(root, f"modules-{opt.profile}"),
                                            opt.jobs, blog)
         intree = buildmod.intree_modules(build)
-        for p, row in zip(patches, prow):
+        for p, row in zip(patches, [] if opt.kdir else prow):
             kinds = set()
             for e in row["compile"]:
                 u = units.get(e["file"])
@@ -289,21 +289,30 @@ def run_verify(opt: RunOptions) -> dict:
         plan = dataclasses.replace(opt.plan) if opt.plan else initmod.GuestPlan()
         plan.load_modules = list(plan.load_modules)
         probes = []
+        unprobed = []
+
+        def add_probes(idx, fn, objects, module):
+            syms = probemod.resolve_symbols(objects, fn)
+            if not syms:
+                unprobed.append(fn)
+            for k, sym in enumerate(syms):
+                ev = probemod.event_name(idx, fn + (f"_{k}" if k else ""))
+                probes.append((ev, f"{module.replace('-', '_')}:{sym}" if module else sym))
+
         if opt.kdir:
             for p, row in zip(patches, prow):
                 for f, fns in sorted(row.pop("_probe_files", {}).items()):
                     for fn in fns:
                         for ko in sorted(kdir_kos):
-                            probes.append((probemod.event_name(p.index, fn),
-                                           f"{ko.replace('-', '_')}:{fn}"))
+                            add_probes(p.index, fn, [kdir_kos[ko]], ko)
         for p, row in zip(patches, prow):
             for f, fns in sorted(row.pop("_probe_files", {}).items()):
                 u = units.get(f) or compilemod.settle(compilemod.plan_unit(wt.src, f), dotconfig)
                 if not u.objects:
                     continue
+                objs = [os.path.join(build, o) for o in u.objects]
                 for fn in fns:
-                    target = f"{u.module.replace('-', '_')}:{fn}" if u.module else fn
-                    probes.append((probemod.event_name(p.index, fn), target))
+                    add_probes(p.index, fn, objs, u.module)
         plan.probes = sorted(set(probes))
         need = {"aj_exit"} | ({"aj_demo"} if plan.demo else set()) | \
                ({"aj_i2c_record"} if plan.record else set())
@@ -323,8 +332,11 @@ def run_verify(opt: RunOptions) -> dict:
                                          plan, modules, progs)
         with open(os.path.join(staging, "init.sh"), "w") as f:
             f.write(initmod.guest_script(plan))
+        res["guest"]["unprobed_functions"] = sorted(set(unprobed))
         stage("initramfs", True, f"{os.path.getsize(initrd) // 1024} KiB, suites: "
-                                 f"{', '.join(plan.suites())}; {len(plan.probes)} kprobe(s)", t0)
+                                 f"{', '.join(plan.suites())}; {len(plan.probes)} kprobe(s)"
+                                 + (f", not probeable (inlined): {', '.join(sorted(set(unprobed)))}"
+                                    if unprobed else ""), t0)
 
         # ---------------------------------------------------------------- boot
         t0 = time.monotonic()

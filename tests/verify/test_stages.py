@@ -195,6 +195,7 @@ def test_parse_patch(tmp_path):
     assert pt.files == ["drivers/x/new.c", "drivers/x/x.c"]
     assert pt.created == ["drivers/x/new.c"]
     assert pt.changed_lines["drivers/x/x.c"] == [3]
+    assert pt.changed_lines["drivers/x/new.c"] == [1]     # the "-- " signature is not a hunk line
 
 
 def test_work_copy_never_touches_ksrc(tmp_path):
