@@ -47,6 +47,11 @@ def kernel_version(ksrc: str) -> str:
     return ".".join(v.get(k, "?") for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL"))
 
 
+def stable(text: str) -> str:
+    """Drop what depends on the cache state (cold/warm) from what goes into the reports."""
+    return re.sub(r" \(reused\)|, work copy (reused|copied)", "", text)
+
+
 class Out:
     """One line per stage on stdout; the same lines, without timings, in summary.txt."""
 
@@ -56,7 +61,7 @@ class Out:
 
     def stage(self, name: str, status: str, text: str, secs: Optional[float] = None):
         line = f"[{name:<9}] {status:<4} {text}"
-        self.lines.append(line)
+        self.lines.append(f"[{name:<9}] {status:<4} {stable(text)}")
         if not self.quiet:
             print(line + (f" ({secs:.1f}s)" if secs is not None else ""), flush=True)
 
@@ -158,7 +163,8 @@ def run_verify(opt: RunOptions) -> dict:
         secs = time.monotonic() - t0 if t0 is not None else None
         if secs is not None:
             timings[name] = round(secs, 1)
-        res["stages"].append({"name": name, "status": "pass" if ok else "fail", "summary": text})
+        res["stages"].append({"name": name, "status": "pass" if ok else "fail",
+                              "summary": stable(text)})
         o.stage(name, "ok" if ok else "FAIL", text, secs)
 
     try:

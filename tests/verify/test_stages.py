@@ -335,3 +335,11 @@ def test_accel_is_tcg_without_a_successful_kvm_probe(tmp_path, monkeypatch):
         assert boot.pick_accel(log) == "tcg"
     monkeypatch.setenv("AJ_ACCEL", "kvm")
     assert boot.pick_accel(log) == "kvm"
+
+
+def test_reports_do_not_depend_on_the_cache_state():
+    from qemu_verify import verify
+    assert verify.stable("linux-source-6.1 (6.1.192), work copy reused, 2 patch(es)") == \
+        verify.stable("linux-source-6.1 (6.1.192), work copy copied, 2 patch(es)")
+    assert verify.stable("25 required symbols survived (reused)") == \
+        "25 required symbols survived"
