@@ -91,6 +91,11 @@ def classify_one(g, rec, scope_all):
         return _base(rec, "manual-review", "high", f"debug-only code (needs {cfg})", [site_ev])
     if rec["predicate"] == "in_nmi":
         return _base(rec, "manual-review", "high", "in_nmi() asks a different, defined question", [site_ev])
+    same = _same_invariant(rec)
+    if same:
+        return _base(rec, "assertion", "medium", None, [site_ev],
+                     {"strategy": "assert-replace", "params": {"file": rec["file"], "function": rec["function"],
+                                                               "line": rec["line"], "with": same}})
     key = (rec["file"], rec["function"])
     n = g.nodes.get(key)
     ff = g.facts.get(rec["file"])
@@ -176,6 +181,9 @@ def _by_form(g, rec, kinds, evidence, n, ff):
             return _base(rec, "atomic-proven", conf, None, evidence,
                          {"strategy": "keep-branch", "params": dict(common, keep="atomic", might_sleep=False)})
         if form == "bail-out":
+            if rec["called"] not in ATOMIC_MEANS_TRUE or rec["predicate"] != "in_atomic":
+                return _base(rec, "manual-review", "medium", f"every path is atomic, but {rec['called']}() asks a "
+                             "narrower question (IRQs off, hard/soft irq, netpoll) than 'may I sleep'", evidence)
             return _base(rec, "manual-review", "medium", "every path is atomic, so the bail-out would always "
                          "be taken: the function is unusable as written", evidence)
         if form == "assertion":
@@ -207,6 +215,21 @@ def _by_form(g, rec, kinds, evidence, n, ff):
         return _base(rec, "caller-flag", "high", None, evidence,
                      {"strategy": "thread-flag", "params": dict(common, param="may_sleep", callers=cl)})
     return _base(rec, "manual-review", "medium", f"both contexts reach this {form}", evidence)
+
+
+WARN_ONLY = {"WARN_ON", "WARN_ON_ONCE"}
+SAME_INVARIANT = {"!irqs_disabled()": "lockdep_assert_irqs_disabled()",
+                  "irqs_disabled()": "lockdep_assert_irqs_enabled()",
+                  "preemptible()": "lockdep_assert_preemption_disabled()"}
+
+
+def _same_invariant(rec):
+    """WARN_ON[_ONCE](!irqs_disabled()) and friends state exactly what a lockdep assertion
+    states, whatever the context: no proof needed. BUG_ON is left alone (it stops the machine)."""
+    d = rec.get("form_detail") or {}
+    if rec["form"] != "assertion" or d.get("construct") != "call-arg" or d.get("callee") not in WARN_ONLY:
+        return None
+    return SAME_INVARIANT.get(rec["expression"].replace(" ", ""))
 
 
 def _asserts_atomic(rec):

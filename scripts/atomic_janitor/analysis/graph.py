@@ -10,7 +10,8 @@ from . import entries as E
 from .facts import HELPER_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
 MAX_NODES = 4000
-MAX_ROUNDS = 40
+MAX_ROUNDS = 12            # caller levels above a site; deeper chains end as unknown
+MAX_CALLER_FILES = 40      # a function called from more files than this is treated as unknown
 HELPER_NAME = re.compile(r"lock|critical|irq|enter|exit|acquire|release|disable|enable|save|restore|_bh|"
                          r"protect|atomic|preempt|rcu", re.I)
 TRYLOCK = "trylock"
@@ -106,6 +107,7 @@ class Graph:
                 self.facts[rel] = FileFacts(rel, [], [], failed=f"unreadable: {exc.strerror}")
                 continue
             self.facts[rel] = FileFacts(rel, lines, res.records.get(rel, []), res.failed.get(rel))
+        self.store.flush()          # keep what was parsed even if the run is cut short
 
     def helpers(self):
         """Lock helpers: functions that return with a region open / close one they did not open.
@@ -182,11 +184,17 @@ class Graph:
         self.load({f for f, _ in start})
         frontier = [self.node(f, fn) for f, fn in start]
         sites = [n.key for n in frontier]
-        for _round in range(MAX_ROUNDS):
+        for _round in range(MAX_ROUNDS + 1):
             frontier = [n for n in frontier if not n.expanded]
             if _round:
                 useful = self._useful(sites)
                 frontier = [n for n in frontier if n.key in useful]
+            if _round == MAX_ROUNDS:
+                for n in frontier:
+                    n.expanded = True
+                    n.entries.append((E.UNKNOWN, f"call chain longer than {MAX_ROUNDS} levels: callers of "
+                                      f"{n.name}() not followed", n.file, n.line, "limit"))
+                break
             if not frontier:
                 break
             if len(self.nodes) > MAX_NODES:
@@ -200,7 +208,13 @@ class Graph:
                 if self._exported(n):
                     n.expanded = True
                     continue
-                need[n.key] = self._caller_files(n)
+                files = self._caller_files(n)
+                if len(files) > MAX_CALLER_FILES:
+                    n.expanded = True
+                    n.entries.append((E.UNKNOWN, f"{n.name}() is used in {len(files)} files: too many callers "
+                                      "to follow (treated as unknown)", n.file, n.line, "limit"))
+                    continue
+                need[n.key] = files
             frontier = [n for n in frontier if n.key in need]
             self.load({f for fs in need.values() for f in fs})
             nxt = []
@@ -268,7 +282,7 @@ class Graph:
                 continue
             seen_lines = {}
             for c in ff.calls.values():
-                if c.callee == n.name and c.func:
+                if c.callee == n.name and c.func and c.func != "something_else":
                     seen_lines.setdefault(c.line, []).append(c)
                     if c.func == n.name and cf == n.file:
                         found_any = True
