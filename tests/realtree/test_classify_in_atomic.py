@@ -26,8 +26,8 @@ EXPECTED = [
     ("drivers/dma-buf/dma-fence.c", "dma_fence_begin_signalling", "in_atomic()",
      "manual-review", "debug-only code"),
     # atom_op_delay is an entry of the AtomBIOS opcode table (called through a pointer array).
-    ("drivers/gpu/drm/amd/amdgpu/atom.c", "atom_op_delay", "drm_can_sleep()", "manual-review", "address taken"),
-    ("drivers/gpu/drm/radeon/atom.c", "atom_op_delay", "drm_can_sleep()", "manual-review", "address taken"),
+    ("drivers/gpu/drm/amd/amdgpu/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review", "address taken"),
+    ("drivers/gpu/drm/radeon/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review", "address taken"),
     # EXPORT_SYMBOL(drm_flip_work_queue): drivers call it from vblank irq and from process context.
     ("drivers/gpu/drm/drm_flip_work.c", "drm_flip_work_queue", "drm_can_sleep()", "manual-review",
      "exported symbol drm_flip_work_queue()"),
@@ -46,9 +46,9 @@ EXPECTED = [
     ("drivers/gpu/drm/omapdrm/omap_fbdev.c", "omap_fbdev_pan_display", "drm_can_sleep()", "manual-review",
      "console"),
     # qxl_ring_push: callers include DRM helper callbacks (atomic_disable/update) of unknown context.
-    ("drivers/gpu/drm/qxl/qxl_cmd.c", "qxl_ring_push", "drm_can_sleep()", "manual-review", ""),
+    ("drivers/gpu/drm/qxl/qxl_cmd.c", "qxl_ring_push", "!drm_can_sleep()", "manual-review", ""),
     # radeon_legacy_ext_dac_detect <- drm_encoder_helper_funcs.detect (context not documented).
-    ("drivers/gpu/drm/radeon/radeon_legacy_encoders.c", "radeon_legacy_ext_dac_detect", "drm_can_sleep()",
+    ("drivers/gpu/drm/radeon/radeon_legacy_encoders.c", "radeon_legacy_ext_dac_detect", "!drm_can_sleep()",
      "manual-review", "detect"),
     # vt console operations (consw): printk can reach them in any context.
     ("drivers/usb/misc/sisusbvga/sisusb_con.c", "sisusb_get_sisusb_lock_and_check", "in_atomic()",
