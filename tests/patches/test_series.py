@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import FIX, FROM, REPO, env_for, run_patches
+from patches_support import FIX, FROM, REPO, env_for, run_patches
 
 EXPECTED = os.path.join(FIX, "expected", "linux-fixture")
 

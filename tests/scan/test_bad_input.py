@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from ajtest import FIXTURES, run_cli
 
 TREE = os.path.join(FIXTURES, "scan", "kernel-tree")
 

@@ -4,7 +4,7 @@ import os
 import re
 import shutil
 
-from conftest import FIXTURES
+from ajtest import FIXTURES
 
 from atomic_janitor.scan import run as scanrun
 

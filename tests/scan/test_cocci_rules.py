@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO
+from ajtest import REPO
 
 CASES = sorted(glob.glob(os.path.join(REPO, "tests", "cocci", "*.c")))
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, REPO, run_cli
+from ajtest import FIXTURES, REPO, run_cli
 
 TREE = os.path.join(FIXTURES, "scan", "kernel-tree")
 EXPECTED = json.load(open(os.path.join(FIXTURES, "scan", "kernel-tree.expected.json")))

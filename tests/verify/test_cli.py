@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import DATA, PYTHON, QV, REPO
+from verify_support import DATA, PYTHON, QV, REPO
 
 
 def run(*args, **kw):

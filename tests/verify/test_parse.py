@@ -1,7 +1,7 @@
 """KTAP parser and splat scan on golden console logs (real guest output and damaged copies)."""
 import pytest
 
-from conftest import golden
+from verify_support import golden
 from qemu_verify import parse
 from qemu_verify.parse import Status
 

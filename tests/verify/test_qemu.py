@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import PYTHON, QV, REPO
+from verify_support import PYTHON, QV, REPO
 
 pytestmark = pytest.mark.qemu
 SERIES = os.path.join(QV, "series")
