@@ -12,7 +12,7 @@ from atomic_janitor.scan import run as scanrun
 def _scan(tree, out):
     lines = []
     doc = scanrun.scan(str(tree), None, None, 2, None, str(out), log=lines.append)
-    m = re.search(r"(\d+) files analysed, (\d+) by spatch", lines[0])
+    m = re.search(r"(\d+) files analysed, (\d+) by spatch", "\n".join(lines))
     return doc, int(m.group(1)), int(m.group(2))
 
 
