@@ -17,7 +17,7 @@ AJ_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(SCOPE),--scope "$(SCOPE)") \
 	  $(if $(FORMAT),--format "$(FORMAT)") $(if $(O),--output "$(O)") \
 	  $(if $(filter 1 y yes,$(KEEP_GOING)),--keep-going)
 
-.PHONY: scan test test-fast bench clean setup
+.PHONY: scan test test-fast bench bench-scan clean setup
 scan:
 	@$(AJ) scan $(AJ_ARGS)
 
@@ -32,7 +32,9 @@ test:
 test-fast:
 	@$(PYTHON) -m pytest -q -p no:cacheprovider -m "not realtree and not qemu" tests
 
-bench:
+bench: bench-scan bench-patches
+
+bench-scan:
 	@$(AJ) bench $(AJ_ARGS)
 
 clean:
