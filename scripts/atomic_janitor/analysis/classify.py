@@ -146,6 +146,17 @@ def classify_one(g, rec, scope_all):
     return _by_form(g, rec, set(kinds), evidence, n, ff)
 
 
+def _gfp_constant(rec, atomic, conf, common, evidence):
+    """A gfp selector in a proven context keeps the flag of that context's branch."""
+    ctx, branch = ("atomic", "atomic") if atomic else ("sleepable", "sleeping")
+    gfp = _gfp_of(rec, atomic=atomic)
+    if not gfp:
+        return _base(rec, "manual-review", "medium", f"{ctx} proven but the GFP flag of the {branch} "
+                     "branch is not a single constant", evidence)
+    return _base(rec, f"{ctx}-proven", conf, None, evidence,
+                 {"strategy": "gfp-constant", "params": dict(common, gfp=gfp)})
+
+
 def _by_form(g, rec, kinds, evidence, n, ff):
     form, fn = rec["form"], rec["function"]
     common = {"file": rec["file"], "function": fn, "line": rec["line"]}
@@ -153,12 +164,7 @@ def _by_form(g, rec, kinds, evidence, n, ff):
     conf = "high"
     if kinds == {E.SLEEPABLE}:
         if form == "gfp-select":
-            gfp = _gfp_of(rec, atomic=False)
-            if not gfp:
-                return _base(rec, "manual-review", "medium", "sleepable proven but the GFP flag of the sleeping "
-                             "branch is not a single constant", evidence)
-            return _base(rec, "sleepable-proven", conf, None, evidence,
-                         {"strategy": "gfp-constant", "params": dict(common, gfp=gfp)})
+            return _gfp_constant(rec, False, conf, common, evidence)
         if form in ("sleep-guard", "delay-select", "lock-select", "bail-out"):
             return _base(rec, "sleepable-proven", conf, None, evidence,
                          {"strategy": "keep-branch", "params": dict(common, keep="sleep", might_sleep=not strong)})
@@ -172,12 +178,7 @@ def _by_form(g, rec, kinds, evidence, n, ff):
     if kinds == {E.ATOMIC}:
         if form in SLEEP_INTENT_FORMS or (form == "lock-select" and rec["called"] in ATOMIC_MEANS_TRUE):
             if form == "gfp-select":
-                gfp = _gfp_of(rec, atomic=True)
-                if not gfp:
-                    return _base(rec, "manual-review", "medium", "atomic proven but the GFP flag of the atomic "
-                                 "branch is not a single constant", evidence)
-                return _base(rec, "atomic-proven", conf, None, evidence,
-                             {"strategy": "gfp-constant", "params": dict(common, gfp=gfp)})
+                return _gfp_constant(rec, True, conf, common, evidence)
             return _base(rec, "atomic-proven", conf, None, evidence,
                          {"strategy": "keep-branch", "params": dict(common, keep="atomic", might_sleep=False)})
         if form == "bail-out":

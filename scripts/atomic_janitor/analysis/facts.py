@@ -131,16 +131,21 @@ class FileFacts:
                     c.regions.append(("guard(%s)" % m.group(2), line))
 
 
-def _match_paren(text, i):
+def _match(text, i, opener, closer):
+    """Index of the `closer` matching the `opener` at or after i; len(text) if none."""
     depth = 0
     for j in range(i, len(text)):
-        if text[j] == "(":
+        if text[j] == opener:
             depth += 1
-        elif text[j] == ")":
+        elif text[j] == closer:
             depth -= 1
             if depth == 0:
                 return j
     return len(text)
+
+
+def _match_paren(text, i):
+    return _match(text, i, "(", ")")
 
 
 def _block_end(text, i):
@@ -160,14 +165,9 @@ def _stmt_end(text, i):
     while j < len(text) and text[j].isspace():
         j += 1
     if j < len(text) and text[j] == "{":
-        depth = 0
-        for k in range(j, len(text)):
-            if text[k] == "{":
-                depth += 1
-            elif text[k] == "}":
-                depth -= 1
-                if depth == 0:
-                    return k
+        k = _match(text, j, "{", "}")
+        if k < len(text):
+            return k
     k = text.find(";", j)
     return len(text) if k < 0 else k
 

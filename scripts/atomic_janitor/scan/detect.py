@@ -56,6 +56,7 @@ class Detection:
     not_analysed: list
     analysed_files: list
     spatch_runs: int
+    read_lines: object     # relpath -> lines, the files detection already read
 
 
 def in_scope(rel, scope):
@@ -173,9 +174,7 @@ def detect(tree, scope, base_predicates, prefilter, fingerprints, store, jobs):
                     body = ctext.macro_at(files.lines(rel), line)[2]
                     asserting = any(c["kind"] == "call-arg" and forms.ASSERT_CALLS.match(c.get("callee") or "")
                                     for c in use.constructs)
-                    if asserting and not ctext.is_expression_macro(body.replace("WARN", "(WARN")):
-                        assert_macros.setdefault(use.macro, use)
-                    elif asserting:
+                    if asserting:
                         assert_macros.setdefault(use.macro, use)
                     elif ctext.is_expression_macro(body) and forms.pure_condition(forms.tokens(body), called) \
                             and use.macro not in names and use.macro not in FAMILY:
@@ -223,7 +222,7 @@ def detect(tree, scope, base_predicates, prefilter, fingerprints, store, jobs):
     uses = [all_uses[k] for k in sorted(all_uses)]
     return Detection(uses=uses, wrappers=wrappers, assert_macros=assert_macros,
                      not_analysed=sorted(not_analysed, key=lambda d: (d["file"], d["line"] or 0)),
-                     analysed_files=analysed, spatch_runs=runs)
+                     analysed_files=analysed, spatch_runs=runs, read_lines=files.lines)
 
 
 def _define_line(lines, line_no):

@@ -69,15 +69,7 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     pre.save()
     fps.save()
 
-    lines_cache = {}
-
-    def read_lines(rel):
-        if rel not in lines_cache:
-            with open(os.path.join(tree.root, rel), encoding="utf-8", errors="replace") as fh:
-                lines_cache[rel] = fh.readlines()
-        return lines_cache[rel]
-
-    doc = findings.build(tree, det, predicates, scope, read_lines)
+    doc = findings.build(tree, det, predicates, scope, det.read_lines)
     t_detect = time.monotonic() - t0
     if classify:
         from ..analysis import classify as classifymod
