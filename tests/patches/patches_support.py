@@ -25,8 +25,19 @@ def run_patches(tmp, tree, out, findings=None, *extra):
     return subprocess.run(argv, env=env_for(tmp), capture_output=True, text=True, check=False)
 
 
+# The fixture tree's own checkpatch/get_maintainer are the kernel's, taken from Debian's 6.1
+# tree at test time rather than committed as copies.
+KERNEL_SCRIPTS = ("checkpatch.pl", "get_maintainer.pl", "spelling.txt", "const_structs.checkpatch")
+
+
 @pytest.fixture
 def fxtree(tmp_path):
+    sys.path.insert(0, os.path.join(REPO, "scripts"))
+    from atomic_janitor import tree
+    kernel = tree.resolve(None)
     dst = tmp_path / "src" / "linux-fixture"
     shutil.copytree(os.path.join(FIX, "linux-fixture"), dst)
+    os.makedirs(dst / "scripts", exist_ok=True)
+    for name in KERNEL_SCRIPTS:
+        shutil.copy2(os.path.join(kernel.root, "scripts", name), dst / "scripts" / name)
     return str(dst)
