@@ -29,6 +29,28 @@ def ensure_spatch():
     return shutil.which("spatch")
 
 
+def ripgrep():
+    """rg when installed (installing it as root): it reads the tree on every core, ~2x
+    faster than grep -r for the prefilter. None means fall back to grep."""
+    if shutil.which("rg") is None and os.geteuid() == 0:
+        try:
+            _apt_install(["ripgrep"], "the prefilter searches the tree faster with ripgrep")
+        except JanitorError as err:
+            print(f"atomic-janitor: {err}; using grep", file=sys.stderr)
+    return shutil.which("rg")
+
+
+# Debian's spatch embeds Debian's python3. Left to itself it runs the first `python3` on
+# PATH to find it; behind a version manager's shim that costs ~0.6 s per spatch process.
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def spatch_command():
+    """argv prefix for every spatch run: the executable, and its Python named outright."""
+    exe = ensure_spatch()
+    return [exe, "--python", SYSTEM_PYTHON] if os.path.exists(SYSTEM_PYTHON) else [exe]
+
+
 def ensure_linux_source(version="6.1"):
     tarball = f"/usr/src/linux-source-{version}.tar.xz"
     if not os.path.exists(tarball):

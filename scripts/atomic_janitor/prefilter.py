@@ -8,18 +8,31 @@ import os
 import re
 import subprocess
 
+from . import deps
 from .tree import walk_sources
 
 GREP_BATCH = 2000
+_RG = []
+
+
+def _search_argv(names):
+    """rg (every core) when there is one, else grep; both print path:word per hit.
+    rg gets -w and a bare alternation: its \\b is Unicode-aware and 4x slower."""
+    alt = "|".join(re.escape(n) for n in sorted(names))
+    if not _RG:
+        _RG.append(deps.ripgrep())
+    if _RG[0]:
+        return [_RG[0], "--no-config", "-o", "-w", "-H", "--no-heading", "--no-line-number", "--no-ignore",
+                "--hidden", "--no-messages", "-g", "*.c", "-g", "*.h", "-e", alt]
+    return ["grep", "-rIoHE", "--include=*.c", "--include=*.h", r"\b(" + alt + r")\b"]
 
 
 def _grep_names(root, names, files=None):
-    """{name: set(relpath)} via grep -ow (fast, C); files=None means the whole tree."""
+    """{name: set(relpath)} for whole-word mentions; files=None means the whole tree."""
     found = {n: set() for n in names}
     if not names:
         return found
-    pattern = r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b"
-    base = ["grep", "-rIoHE", "--include=*.c", "--include=*.h", pattern]
+    base = _search_argv(names)
     batches = [["."]] if files is None else [files[i:i + GREP_BATCH] for i in range(0, len(files), GREP_BATCH)]
     for batch in batches:
         if not batch:

@@ -50,7 +50,7 @@ class Result:
 
 
 def _run_batch(exe, rule, opts, root, files, env, defines):
-    argv = [exe, "--sp-file", rule, *opts, "--timeout", str(FILE_TIMEOUT)]
+    argv = [*exe, "--sp-file", rule, *opts, "--timeout", str(FILE_TIMEOUT)]
     for d in defines:
         argv += ["-D", d]
     # One group per file: each file is matched on its own, never with its batch mates.
@@ -80,7 +80,7 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
     `names` is either one list for every file, or a dict relpath -> the names that file
     mentions (from the prefilter): then a new name only re-runs the files that mention it.
     """
-    exe = deps.ensure_spatch()
+    exe = deps.spatch_command()
     with open(rule, "rb") as fh:
         rule_text = fh.read()
     opts = rule_options(rule)

@@ -276,7 +276,11 @@ def run(tree, doc, scope, store, fps, pre, jobs, log=None):
     start = sorted({(r["file"], r["function"]) for r in recs
                     if r["function"] and not (scope_all and _core(r)) and r["form"] != "wrapper"})
     g = Graph(tree, store, fps, pre, jobs)
-    g.build(start)
+    site_callees = {}
+    for r in recs:
+        if r["function"]:
+            site_callees.setdefault(r["file"], set()).update([r["called"], *E.SLEEP_EVIDENCE])
+    g.build(start, site_callees)
     g.propagate()
     g.store.flush()
     for rec in recs:

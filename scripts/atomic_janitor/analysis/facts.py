@@ -8,6 +8,7 @@ import re
 from ..scan import ctext
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-context.cocci")
+REGION_RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-regions.cocci")
 HELPER_RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-helpers.cocci")
 
 KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "else", "do", "case", "goto", "typeof",

@@ -7,7 +7,7 @@ import re
 from .. import spatch
 from ..scan import ctext
 from . import entries as E
-from .facts import HELPER_RULE, RULE, FileFacts, classify_mention, textual_mentions
+from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
 MAX_NODES = 4000
 MAX_ROUNDS = 12            # caller levels above a site; deeper chains end as unknown
@@ -109,6 +109,25 @@ class Graph:
             self.facts[rel] = FileFacts(rel, lines, res.records.get(rel, []), res.failed.get(rel))
         self.store.flush()          # keep what was parsed even if the run is cut short
 
+    def regions(self, site_callees):
+        """Second pass: the regions around the calls the graph follows (its edges) and the
+        site_callees {file: names} (the predicate itself, sleep evidence near it). Asking
+        for those calls only is what keeps the path analysis affordable."""
+        want = {f: set(ns) for f, ns in site_callees.items() if f in self.facts}
+        for e in self.edges:
+            if getattr(e, "_call", None) is not None:
+                want.setdefault(e.file, set()).add(e.callee.name)
+        files = sorted(f for f in want if not self.facts[f].failed)
+        if not files:
+            return
+        names = {f: sorted(want[f]) for f in files}
+        res = spatch.run(REGION_RULE, self.root, files, names, self.fps, self.store, self.jobs, label="regions")
+        self.spatch_runs += res.ran
+        for f in files:
+            if f in res.failed:
+                self.facts[f].failed = res.failed[f]
+            self.facts[f].add(res.records.get(f, []))
+
     def helpers(self):
         """Lock helpers: functions that return with a region open / close one they did not open.
         Applied at their call sites by facts-helpers.cocci, to a fixed point."""
@@ -179,8 +198,9 @@ class Graph:
                     todo.append(e.caller.key)
         return seen
 
-    def build(self, start):
-        """start: [(file, function)]; grows the graph upward until every caller is found."""
+    def build(self, start, site_callees=None):
+        """start: [(file, function)]; grows the graph upward until every caller is found.
+        site_callees: {file: names} whose call regions the classifier reads besides the edges."""
         self.load({f for f, _ in start})
         frontier = [self.node(f, fn) for f, fn in start]
         sites = [n.key for n in frontier]
@@ -204,6 +224,8 @@ class Graph:
                     n.entries.append((E.UNKNOWN, "call graph cut at %d functions" % MAX_NODES, n.file, n.line, "limit"))
                 break
             need = {}
+            # One search of the tree for the whole round, not one per function.
+            self.pre.files_with(sorted({n.name for n in frontier if not (n.static and n.file.endswith(".c"))}))
             for n in frontier:
                 if self._exported(n):
                     n.expanded = True
@@ -222,6 +244,7 @@ class Graph:
                 nxt.extend(self._expand(n, need[n.key]))
             frontier = nxt
         self._find_helper_defs()
+        self.regions(site_callees or {})
         self.helpers()
         self._recompute_edges()
 

@@ -322,7 +322,7 @@ def run_op(ws, op):
     else:
         rule = _rule_file(ws, op)
         out = os.path.join(ws.dir, "out.c")
-        argv = [deps.ensure_spatch(), "--sp-file", rule, *rule_options(os.path.join(COCCI, op.rule)),
+        argv = [*deps.spatch_command(), "--sp-file", rule, *rule_options(os.path.join(COCCI, op.rule)),
                 "-D", "patch", "--very-quiet", "-o", out]
         for k, v in sorted(op.defines.items()):
             argv += ["-D", f"{k}={v}"]
