@@ -45,15 +45,34 @@ def test_kernel_doc_param_added_after_last_param_once():
 
 @pytest.mark.parametrize("path,prefix", [
     ("drivers/gpu/drm/radeon/atom.c", "drm/radeon"),
-    ("drivers/gpu/drm/drm_flip_work.c", "drm/drm_flip_work"),
+    ("drivers/gpu/drm/drm_flip_work.c", "drm"),
     ("drivers/net/wireless/zydas/zd1211rw/zd_usb.c", "wifi: zd1211rw"),
     ("drivers/i2c/busses/i2c-pxa.c", "i2c: pxa"),
     ("drivers/xen/grant-table.c", "xen/grant-table"),
     ("drivers/scsi/libsas/sas_event.c", "scsi: libsas"),
-    ("sound/soc/codecs/wm8994.c", "ASoC: codecs"),
+    ("sound/soc/codecs/wm8994.c", "ASoC: wm8994"),
+    ("sound/pci/hda/hda_intel.c", "ALSA: hda"),
+    ("drivers/clocksource/timer-atmel-st.c", "clocksource/drivers/timer-atmel-st"),
+    ("drivers/irqchip/irq-gic-v4.c", "irqchip/gic-v4"),
+    ("drivers/firmware/arm_sdei.c", "firmware: arm_sdei"),
+    ("drivers/scsi/scsi_lib.c", "scsi: core"),
+    ("drivers/net/wwan/t7xx/t7xx_state_monitor.c", "net: wwan: t7xx"),
+    ("drivers/net/ethernet/intel/e1000e/netdev.c", "net: e1000e"),
+    ("drivers/infiniband/ulp/srpt/ib_srpt.c", "RDMA/srpt"),
+    ("drivers/s390/cio/qdio_main.c", "s390/cio"),
+    ("drivers/hv/vmbus_drv.c", "hv: vmbus_drv"),
 ])
 def test_prefix_from_path(path, prefix):
     assert maintainers._from_path(path) == prefix
+
+
+def test_prefix_driver_from_maintainers_directory_entry():
+    """The deepest F: directory names the driver; a file entry or no entry leaves the path."""
+    pats = ["drivers/usb/", "drivers/usb/gadget/udc/", "drivers/foo/bar/baz.c"]
+    assert maintainers._from_path("drivers/usb/gadget/udc/net2280.c", pats) == "usb: udc"
+    assert maintainers._from_path("drivers/usb/gadget/udc/net2280.c") == "usb: gadget"
+    assert maintainers._from_path("drivers/foo/bar/baz.c", pats) == "foo: bar"
+    assert maintainers._from_path("drivers/foo/qux.c", pats) == "foo: qux"
 
 
 def test_why_is_fitted_to_the_predicate():
@@ -69,3 +88,29 @@ def test_evidence_wrapped_at_75():
     lines = message.evidence_lines([{"evidence": [{"file": "drivers/a/b.c", "line": 3, "function": "f",
                                                     "fact": "word " * 40}]}])
     assert all(len(l) <= 75 for l in "\n".join(lines).split("\n"))
+
+
+def _assert_site(with_, callee="WARN_ON_ONCE", expr="!irqs_disabled()", pred="irqs_disabled"):
+    finding = {"function": "foo_irq", "expression": expr, "class": "assertion",
+               "form_detail": {"callee": callee},
+               "fix": {"strategy": "assert-replace", "params": {"function": "foo_irq", "with": with_}},
+               "evidence": [{"file": "drivers/x/foo.c", "line": 9, "function": "foo_irq",
+                             "fact": f"{pred}() tested here (assertion)", "kind": "site"}]}
+    return {"finding": finding, "called": [pred], "predicates": [pred]}
+
+
+def test_same_condition_assertion_says_what_changes_and_needs_no_chain():
+    text = message.body([_assert_site("lockdep_assert_irqs_disabled()")])
+    flat = " ".join(text.split())
+    assert "compiled out on kernels without CONFIG_PROVE_LOCKING" in flat
+    assert "Unlike WARN_ON_ONCE()" in flat
+    assert "How the context was established" not in text
+    assert "No calling context had to be established" in flat
+    assert "cannot tell whether the code may sleep" not in flat     # not a sleep question
+
+
+def test_might_sleep_assertion_keeps_its_chain_and_why():
+    site = _assert_site("might_sleep()", callee="WARN_ON", expr="in_atomic()", pred="in_atomic")
+    text = message.body([site])
+    assert "How the context was established:" in text
+    assert "CONFIG_PREEMPT_COUNT" in text

@@ -2,56 +2,120 @@
 git history (or, for a tree without history, the path)."""
 
 import collections
+import fnmatch
 import os
 import re
 import subprocess
 
-# Path -> subsystem prefix, for trees without git history. Longest match wins; {d} is the
-# driver's directory name, {f} the file name without extension.
+# Subsystem directory -> the prefix its maintainers use, for trees without git history.
+# Longest match wins. {d} is the driver (see _driver), {f} the file name without extension;
+# a format without {d} names the file, or nothing. `inner` says where a driver directory
+# sits when MAINTAINERS does not tell: the first directory below the subsystem, or the
+# file's own (vendor/driver layouts).
 PREFIXES = [
-    ("drivers/gpu/drm/", "drm/{d}"),
-    ("drivers/net/wireless/", "wifi: {d}"),
-    ("drivers/net/ethernet/", "net: {d}"),
-    ("drivers/net/", "net: {d}"),
-    ("drivers/scsi/", "scsi: {d}"),
-    ("drivers/usb/", "usb: {d}"),
-    ("drivers/i2c/busses/", "i2c: {f}"),
-    ("drivers/i2c/", "i2c: {f}"),
-    ("drivers/xen/", "xen/{f}"),
-    ("drivers/base/power/", "PM: {f}"),
-    ("drivers/dma-buf/", "dma-buf"),
-    ("drivers/tty/serial/", "serial: {d}"),
-    ("drivers/input/", "Input: {d}"),
-    ("drivers/media/", "media: {d}"),
-    ("drivers/mmc/", "mmc: {d}"),
-    ("drivers/misc/", "misc: {d}"),
-    ("sound/soc/", "ASoC: {d}"),
-    ("sound/", "ALSA: {d}"),
-    ("include/drm/", "drm"),
+    ("drivers/gpu/drm/", "drm/{d}", "first", "drm"),
+    ("drivers/net/wireless/", "wifi: {d}", "last", None),
+    ("drivers/net/ethernet/", "net: {d}", "last", None),
+    ("drivers/net/wwan/", "net: wwan: {d}", "first", None),
+    ("drivers/net/", "net: {d}", "first", None),
+    ("drivers/scsi/", "scsi: {d}", "first", "scsi: core"),
+    ("drivers/usb/", "usb: {d}", "first", None),
+    ("drivers/i2c/", "i2c: {f}", None, None),
+    ("drivers/xen/", "xen/{f}", None, None),
+    ("drivers/base/power/", "PM: {f}", None, None),
+    ("drivers/dma-buf/", "dma-buf", None, None),
+    ("drivers/tty/serial/", "serial: {d}", "first", None),
+    ("drivers/input/", "Input: {d}", "first", None),
+    ("drivers/media/", "media: {d}", "last", None),
+    ("drivers/mmc/", "mmc: {d}", "first", None),
+    ("drivers/misc/", "misc: {d}", "first", None),
+    ("drivers/staging/", "staging: {d}", "first", None),
+    ("drivers/clocksource/", "clocksource/drivers/{f}", None, None),
+    ("drivers/irqchip/", "irqchip/{f}", None, None),
+    ("drivers/infiniband/", "RDMA/{d}", "first", None),
+    ("drivers/s390/", "s390/{d}", "first", None),
+    ("drivers/firmware/", "firmware: {d}", "first", None),
+    ("sound/soc/", "ASoC: {d}", "first", None),
+    ("sound/pci/", "ALSA: {d}", "first", None),
+    ("sound/isa/", "ALSA: {d}", "first", None),
+    ("sound/", "ALSA: {d}", "first", None),
+    ("include/drm/", "drm", None, None),
 ]
-GENERIC_DIRS = {"busses", "host", "core", "misc", "common", "src"}
+GENERIC_DIRS = {"busses", "host", "core", "misc", "common", "src", "codecs", "ulp", "hw", "sw", "os_dep",
+                "include", "hal", "platform"}
+# File-name prefixes that repeat the subsystem (irqchip/irq-gic-v4.c is "irqchip/gic-v4").
+STEM_PREFIX = {"drivers/i2c/": "i2c-", "drivers/irqchip/": "irq-"}
 
 
 def is_git(root):
     return os.path.isdir(os.path.join(root, ".git"))
 
 
-def _from_path(rel):
-    d = os.path.dirname(rel)
-    name = os.path.basename(d)
+_MAINT = {}
+
+
+def maintainers_patterns(root):
+    """The F: patterns of the tree's MAINTAINERS (empty without one)."""
+    if root not in _MAINT:
+        pats = []
+        try:
+            with open(os.path.join(root, "MAINTAINERS"), encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    if line.startswith("F:"):
+                        pats.append(line[2:].strip())
+        except OSError:
+            pass
+        _MAINT[root] = pats
+    return _MAINT[root]
+
+
+def _covers(pat, rel):
+    """get_maintainer.pl's F: semantics: a directory covers what is below it, globs match."""
+    if pat.endswith("/"):
+        return rel.startswith(pat)
+    if any(c in pat for c in "*?["):
+        return fnmatch.fnmatch(rel, pat)
+    return rel == pat or rel.startswith(pat + "/")
+
+
+def _driver(rel, sub, inner, patterns):
+    """The driver a file belongs to: the deepest MAINTAINERS entry below the subsystem
+    that covers it when it is a directory, else the path (the file's own name when it sits
+    right in the subsystem or in a generic directory such as host/ or busses/)."""
     stem = os.path.splitext(os.path.basename(rel))[0]
-    for pat, fmt in PREFIXES:
-        if rel.startswith(pat):
-            if fmt.endswith("{d}") and (d.rstrip("/") + "/" == pat or name in GENERIC_DIRS):
-                base = fmt.split("{")[0].rstrip("/: ")
-                return f"{base}: {stem}" if ":" in fmt else f"{base}/{stem}"
-            if pat.startswith("drivers/i2c/") and stem.startswith("i2c-"):
-                stem = stem[4:]
-            return fmt.format(d=name, f=stem)
+    best = None
+    for pat in patterns:
+        if pat.startswith(sub) and len(pat) > len(sub) and _covers(pat, rel):
+            if best is None or pat.count("/") > best.count("/") or \
+                    (pat.count("/") == best.count("/") and len(pat) > len(best)):
+                best = pat
+    comps = [c for c in rel[len(sub):].split("/")[:-1] if c not in GENERIC_DIRS]
+    from_path = (comps[-1] if inner == "last" else comps[0]) if comps else None
+    if best is not None and (best.endswith("/") or (not any(c in best for c in "*?[") and best != rel)):
+        # A directory entry names the driver, unless it is a vendor's umbrella above it.
+        if inner == "last" and from_path and best.rstrip("/").count("/") < os.path.dirname(rel).count("/"):
+            return from_path
+        return os.path.basename(best.rstrip("/"))
+    return from_path or stem
+
+
+def _from_path(rel, patterns=()):
+    stem = os.path.splitext(os.path.basename(rel))[0]
+    for sub, fmt, inner, direct in PREFIXES:
+        if not rel.startswith(sub):
+            continue
+        if STEM_PREFIX.get(sub) and stem.startswith(STEM_PREFIX[sub]):
+            stem = stem[len(STEM_PREFIX[sub]):]
+        if "{d}" not in fmt:
+            return fmt.format(f=stem)
+        if direct and "/" not in rel[len(sub):]:
+            return direct
+        return fmt.format(d=_driver(rel, sub, inner, patterns))
     parts = rel.split("/")
-    if len(parts) > 2:
-        return f"{parts[1]}: {name}"
-    return parts[0]
+    if parts[0] == "drivers" and len(parts) > 2:
+        sub = "/".join(parts[:2]) + "/"
+        return f"{parts[1]}: {_driver(rel, sub, 'first', patterns)}"
+    return parts[0] if len(parts) > 1 else stem
 
 
 def subject_prefix(root, files):
@@ -66,7 +130,7 @@ def subject_prefix(root, files):
                 counts[s.rsplit(": ", 1)[0]] += 1
         if counts:
             return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-    return _from_path(files[0])
+    return _from_path(files[0], maintainers_patterns(root))
 
 
 def recipients(root, patch_path):

@@ -108,10 +108,14 @@ def what(site):
         return text
     if s == "assert-replace":
         w = p["with"]
-        how = ("checked on every configuration with CONFIG_DEBUG_ATOMIC_SLEEP"
-               if w.startswith("might_sleep") else "checked by lockdep on every configuration")
-        return (f"Replace the `{expr}` assertion in {fn}() with {w}, which states the same "
-                f"invariant and is {how}.")
+        if w.startswith("might_sleep"):
+            return (f"Replace the `{expr}` assertion in {fn}() with {w}, which states the same "
+                    f"invariant and is checked on every configuration with CONFIG_DEBUG_ATOMIC_SLEEP.")
+        check = (f.get("form_detail") or {}).get("callee") or "WARN_ON"
+        return (f"Replace the open-coded `{expr}` assertion in {fn}() with {w}, which checks "
+                f"the same condition against lockdep's own tracking of the interrupt and "
+                f"preemption state. Unlike {check}(), it is compiled out on kernels without "
+                f"CONFIG_PROVE_LOCKING: production kernels no longer carry the test.")
     if s == "condition":
         return (f"Replace `{expr}` in {fn}() with `{p['condition']}`, the condition the "
                 f"code actually means.")
@@ -170,20 +174,34 @@ def tested_line(verify_patch):
     return None
 
 
+def _same_condition(site):
+    """An assertion replaced by the lockdep assertion of the same condition: true whatever
+    the context, so it needs no proof (and has no chain to show)."""
+    fix = site["finding"]["fix"]
+    return fix["strategy"] == "assert-replace" and (fix.get("params") or {}).get("with", "").startswith("lockdep_")
+
+
 def body(sites, verify_patch=None, signoff=None):
     """The commit message body (without the Subject line)."""
     paras = [fill(what(s)) for s in sites]
-    preds = sorted({p for s in sites for p in s["predicates"] if s["finding"]["fix"]["strategy"] != "condition"})
-    called = sorted({c for s in sites for c in s["called"] if s["finding"]["fix"]["strategy"] != "condition"})
+    # A defined condition gets its own why below; a same-condition assertion needs none.
+    guessing = [s for s in sites if s["finding"]["fix"]["strategy"] != "condition" and not _same_condition(s)]
+    preds = sorted({p for s in guessing for p in s["predicates"]})
+    called = sorted({c for s in guessing for c in s["called"]})
     if preds:
         paras.append(fill(why(set(preds), called)))
     for s in sites:
         if s["finding"]["fix"]["strategy"] == "condition":
             paras.append(fill(why(set(s["predicates"]), sorted(s["called"])) + " " +
                               condition_why(s["finding"]["fix"]["params"]["condition"])))
-    ev = evidence_lines([s["finding"] for s in sites])
+    proof = [s for s in sites if not _same_condition(s)]
+    ev = evidence_lines([s["finding"] for s in proof])
     if ev:
         paras.append("How the context was established:\n\n" + "\n".join(ev))
+    if len(proof) < len(sites):
+        paras.append(fill("No calling context had to be established for the assertion"
+                          + ("s" if len(sites) - len(proof) > 1 else "") + ": the lockdep "
+                          "assertion tests the same condition wherever it is reached."))
     t = tested_line(verify_patch)
     if t:
         paras.append(t)
