@@ -4,8 +4,9 @@
 /// facts-context.cocci), and helpers built on helpers.
 //# A fact-collection rule: it prints one JSON record a fact on lines starting with
 //# "AJ:" in janitor mode. The helper names come from $AJ_PREDICATES: "+name" for a
-//# function that opens a region, "-name" for one that closes it. A helper region ends
-//# at any closing helper or primitive release (helpers rarely nest).
+//# function that opens a region, "-name" for one that closes it; a bare name is a
+//# callee whose calls' regions are wanted (as in facts-regions.cocci). A helper region
+//# ends at any closing helper or primitive release (helpers rarely nest).
 ///
 // Confidence: Moderate
 // Copyright: (C) 2026 atomic-janitor contributors
@@ -22,6 +23,7 @@ import os
 _NAMES = [n for n in (os.environ.get("AJ_PREDICATES") or "").split(",") if n]
 HACQ = frozenset(n[1:] for n in _NAMES if n.startswith("+"))
 HREL = frozenset(n[1:] for n in _NAMES if n.startswith("-"))
+CALLEES = frozenset(n for n in _NAMES if n[0] not in "+-")
 PRIM_REL = frozenset("""spin_unlock spin_unlock_irq spin_unlock_irqrestore spin_unlock_bh
 raw_spin_unlock raw_spin_unlock_irq raw_spin_unlock_irqrestore raw_spin_unlock_bh
 read_unlock read_unlock_irq read_unlock_irqrestore read_unlock_bh write_unlock write_unlock_irq
@@ -38,7 +40,7 @@ def aj_emit(kind, p, **kw):
 @hreg depends on janitor exists@
 identifier acq : script:python() { acq in HACQ };
 identifier rel : script:python() { rel in CLOSE };
-identifier f;
+identifier f : script:python() { f in CALLEES };
 position p, q;
 @@
 acq@q(...)
@@ -48,9 +50,8 @@ f@p(...)
 @script:python depends on janitor@
 p << hreg.p;
 q << hreg.q;
-f << hreg.f;
 @@
-aj_emit("region", p, callee=f, family="helper", at=int(q[0].line))
+aj_emit("region", p, family="helper", at=int(q[0].line))
 
 @entry depends on janitor exists@
 identifier acq : script:python() { acq in HACQ };

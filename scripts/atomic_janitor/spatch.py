@@ -74,11 +74,16 @@ def _run_batch(exe, rule, opts, root, files, env, defines):
     return recs, None
 
 
-def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",), label="spatch"):
+def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",), label="spatch",
+        select=None):
     """Run `rule` on `files` (relpaths under root) looking for `names`; cached per file.
 
     `names` is either one list for every file, or a dict relpath -> the names that file
     mentions (from the prefilter): then a new name only re-runs the files that mention it.
+    `select(rel, names, records)`, for a rule whose records for one name do not depend on
+    the other names asked for, lets files with different names share a spatch process (asked
+    for the union); it keeps the records of the file's own names, so what is cached is what
+    a run for those names alone prints.
     """
     exe = deps.spatch_command()
     with open(rule, "rb") as fh:
@@ -110,10 +115,19 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
             todo.setdefault(file_names, []).append(rel)
     # Big files first, so that one slow file does not finish alone at the end.
     batches = []
-    for file_names, rels in sorted(todo.items()):
-        rels.sort(key=lambda r: -os.path.getsize(os.path.join(root, r)))
+    groups = sorted(todo.items())
+    if select is not None and groups:
+        groups = [(None, sorted(r for _n, rels in groups for r in rels))]
+    for file_names, rels in groups:
+        rels.sort(key=lambda r: (-os.path.getsize(os.path.join(root, r)), r))
         n = max(1, (len(rels) + BATCH - 1) // BATCH)
-        batches += [(file_names, rels[i::n]) for i in range(n)]
+        for i in range(n):
+            batch = rels[i::n]
+            if file_names is None:     # select: the union of the batch's names
+                union = sorted({x for r in batch for x in entry_keys[r].split(":", 1)[1].split(",") if x})
+                batches.append((",".join(union), batch))
+            else:
+                batches.append((file_names, batch))
     batches.sort(key=lambda b: -sum(os.path.getsize(os.path.join(root, r)) for r in b[1]))
     progress = Progress(label, sum(len(b) for _n, b in batches))
 
@@ -133,6 +147,9 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for out in pool.map(work, batches):
             for rel, (recs, err) in out.items():
+                if select is not None:
+                    own = [x for x in entry_keys[rel].split(":", 1)[1].split(",") if x]
+                    recs = select(rel, own, recs)
                 result.records[rel] = recs
                 if err:
                     result.failed[rel] = err

@@ -7,6 +7,7 @@ import re
 from .. import spatch
 from ..scan import ctext
 from . import entries as E
+from . import gen_facts_rule as G
 from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
 MAX_NODES = 4000
@@ -15,6 +16,36 @@ MAX_CALLER_FILES = 40      # a function called from more files than this is trea
 HELPER_NAME = re.compile(r"lock|critical|irq|enter|exit|acquire|release|disable|enable|save|restore|_bh|"
                          r"protect|atomic|preempt|rcu", re.I)
 TRYLOCK = "trylock"
+
+
+# What a lock helper's body must mention: a region primitive, or a call that may be
+# another helper. A definition mentioning neither cannot open or close a region, and its
+# file (often a large one) need not be parsed.
+PRIMITIVES = re.compile(r"\b(%s)\b" % "|".join(sorted(set(G.ALL_ACQ) | set(G.ALL_REL) | set(G.TRYLOCKS))))
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+
+
+def _body_after(text, i):
+    """The braced body of the definition whose head ends before offset i ('' if none)."""
+    j = text.find("{", i)
+    if j < 0 or ";" in text[i:j]:
+        return ""
+    depth = 0
+    for k in range(j, min(len(text), j + 200000)):
+        ch = text[k]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[j:k + 1]
+    return text[j:]
+
+
+def _may_open_region(body):
+    if PRIMITIVES.search(body):
+        return True
+    return any(HELPER_NAME.search(m.group(1)) for m in CALL.finditer(body))
 
 
 class Node:
@@ -88,6 +119,8 @@ class Graph:
         self.spatch_runs = 0
         self.cut = False
         self._irq_safe = {}
+        self._site_callees = {}
+        self._mention_facts = {}
 
     # ------------------------------------------------------------ facts
     def _lines(self, rel):
@@ -114,19 +147,41 @@ class Graph:
         site_callees {file: names} (the predicate itself, sleep evidence near it). Asking
         for those calls only is what keeps the path analysis affordable."""
         want = {f: set(ns) for f, ns in site_callees.items() if f in self.facts}
-        for e in self.edges:
-            if getattr(e, "_call", None) is not None:
-                want.setdefault(e.file, set()).add(e.callee.name)
+        for f, ns in self._edge_callees().items():
+            want.setdefault(f, set()).update(ns)
         files = sorted(f for f in want if not self.facts[f].failed)
         if not files:
             return
         names = {f: sorted(want[f]) for f in files}
-        res = spatch.run(REGION_RULE, self.root, files, names, self.fps, self.store, self.jobs, label="regions")
+        res = spatch.run(REGION_RULE, self.root, files, names, self.fps, self.store, self.jobs, label="regions",
+                         select=self._own_calls)
         self.spatch_runs += res.ran
         for f in files:
             if f in res.failed:
                 self.facts[f].failed = res.failed[f]
             self.facts[f].add(res.records.get(f, []))
+
+    def _own_calls(self, rel, names, records):
+        """Region records of a shared spatch run that concern calls of `names` (records of
+        other kinds do not depend on the names asked for)."""
+        ff = self.facts[rel]
+        keep = set(names)
+        out = []
+        for r in records:
+            if r["kind"] in ("region", "entry"):
+                c = ff.calls.get((r["line"], r["col"]))
+                if c is None or c.callee not in keep:
+                    continue
+            out.append(r)
+        return out
+
+    def _edge_callees(self):
+        """{file: callee names} of the calls the graph follows."""
+        want = {}
+        for e in self.edges:
+            if getattr(e, "_call", None) is not None:
+                want.setdefault(e.file, set()).add(e.callee.name)
+        return want
 
     def helpers(self):
         """Lock helpers: functions that return with a region open / close one they did not open.
@@ -148,14 +203,18 @@ class Graph:
             self.helpers_acq.update(acq)
             self.helpers_rel.update(rel)
             hn = set(acq) | set(rel)
+            callees = self._edge_callees()
             # Only where it matters: files holding callers in the graph.
             graph_files = {e.file for e in self.edges} | {n.file for n in self.nodes.values()}
             users = [f for f in sorted(graph_files) if f in self.facts
                      and any(c.callee in hn for c in self.facts[f].calls.values())]
             if not users:
                 break
-            res = spatch.run(HELPER_RULE, self.root, sorted(users), sorted(names), self.fps, self.store,
-                             self.jobs, label="helpers")
+            # The helper names (+opens, -closes) and, per file, the callees whose regions count.
+            per_file = {f: sorted(names | self._site_callees.get(f, set()) | callees.get(f, set()))
+                        for f in users}
+            res = spatch.run(HELPER_RULE, self.root, sorted(users), per_file, self.fps, self.store,
+                             self.jobs, label="helpers", select=self._own_calls)
             self.spatch_runs += res.ran
             for f in users:
                 self.facts[f].add(res.records.get(f, []))
@@ -243,8 +302,9 @@ class Graph:
             for n in frontier:
                 nxt.extend(self._expand(n, need[n.key]))
             frontier = nxt
+        self._site_callees = {f: set(ns) for f, ns in (site_callees or {}).items()}
         self._find_helper_defs()
-        self.regions(site_callees or {})
+        self.regions(self._site_callees)
         self.helpers()
         self._recompute_edges()
 
@@ -271,11 +331,14 @@ class Graph:
     def _may_use(self, rel, name):
         """False when every mention of `name` in `rel` is a prototype, an export or a comment:
         such files (mostly headers) need no parsing."""
-        try:
-            lines = self._lines(rel)
-        except OSError:
-            return True
-        ff = FileFacts(rel, lines, [])
+        ff = self.facts.get(rel) or self._mention_facts.get(rel)
+        if ff is None:
+            try:
+                lines = self._lines(rel)
+            except OSError:
+                return True
+            # Kept: a header is asked about many names, and its macro table is costly.
+            ff = self._mention_facts[rel] = FileFacts(rel, lines, [])
         for off, line, kind in textual_mentions(ff, name):
             what, _d = classify_mention(ff, name, off, line, kind, {})
             if what not in ("decl", "export", "not-function"):
@@ -453,10 +516,11 @@ class Graph:
         for f in files:
             try:
                 with open(os.path.join(self.root, f), encoding="utf-8", errors="replace") as fh:
-                    if defre.search(fh.read()):
-                        keep.append(f)
+                    text = fh.read()
             except OSError:
-                pass
+                continue
+            if any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)):
+                keep.append(f)
         self.load(keep)
 
     def _recompute_edges(self):
