@@ -511,7 +511,9 @@ class Graph:
         files = [f for f in self.pre.files_with(sorted(cands))
                  if f.endswith((".c", ".h")) and f not in self.facts
                  and any(t == "" or f.startswith(t + "/") for t in tops)]
-        defre = re.compile(r"^[A-Za-z_][^;=]*\b(%s)\s*\([^;]*$" % "|".join(sorted(map(re.escape, cands))), re.M)
+        # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
+        defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % "|".join(sorted(map(re.escape, cands))),
+                           re.M)
         keep = []
         for f in files:
             try:

@@ -3,6 +3,8 @@
 Only ever reads; the rewriting of C is Coccinelle's job.
 """
 
+import bisect
+import collections
 import re
 
 _TOKEN = re.compile(r"""
@@ -20,8 +22,27 @@ def blank(text):
     return _TOKEN.sub(repl, text)
 
 
-def logical_lines(lines):
-    """[(first_line_no, last_line_no, joined_text)] joining backslash continuations (1-based)."""
+_MEMO = collections.OrderedDict()
+_MEMO_SIZE = 256
+
+
+def _memo(kind, lines, compute):
+    """Per-file tables, kept for the last files asked about: the same file's #define and
+    #if tables are wanted once per mention. Keyed by the list object, which callers read
+    once and never change."""
+    key = (kind, id(lines))
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is lines and hit[1] == len(lines):
+        _MEMO.move_to_end(key)
+        return hit[2]
+    value = compute(lines)
+    _MEMO[key] = (lines, len(lines), value)
+    if len(_MEMO) > _MEMO_SIZE:
+        _MEMO.popitem(last=False)
+    return value
+
+
+def _logical(lines):
     out = []
     i = 0
     while i < len(lines):
@@ -35,19 +56,30 @@ def logical_lines(lines):
     return out
 
 
+def logical_lines(lines):
+    """[(first_line_no, last_line_no, joined_text)] joining backslash continuations (1-based)."""
+    return _memo("logical", lines, _logical)
+
+
 _DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$")
+
+
+def _defines(lines):
+    out = []
+    for first, last, text in logical_lines(lines):
+        if "define" in text:
+            m = _DEFINE.match(text)
+            if m:
+                out.append((first, last, (m.group(1), m.group(3), m.group(4).strip())))
+    return out
 
 
 def macro_at(lines, line_no):
     """(name, params or None, body) of the #define that spans line_no, else None."""
-    for first, last, text in logical_lines(lines):
-        if first <= line_no <= last:
-            m = _DEFINE.match(text)
-            if m:
-                return m.group(1), m.group(3), m.group(4).strip()
-            return None
-        if first > line_no:
-            return None
+    defs = _memo("defines", lines, _defines)
+    i = bisect.bisect_right(defs, (line_no, float("inf"))) - 1
+    if i >= 0 and defs[i][0] <= line_no <= defs[i][1]:
+        return defs[i][2]
     return None
 
 
@@ -62,23 +94,35 @@ def is_expression_macro(body):
 _COND = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
 
 
-def config_at(lines, line_no):
-    """The #if conditions in force at line_no, outermost first; include guards left out."""
-    stack = []
+def _directives(lines):
+    """[(first_line_no, keyword, argument, is_include_guard_candidate)] of the #if family."""
     logical = logical_lines(lines)
+    out = []
     for idx, (first, _last, text) in enumerate(logical):
-        if first >= line_no:
-            break
+        if "#" not in text:
+            continue
         m = _COND.match(blank(text))
         if not m:
             continue
         kw, arg = m.group(1), " ".join(m.group(2).split())
+        guard = False
+        if kw == "ifndef":
+            nxt = logical[idx + 1][2] if idx + 1 < len(logical) else ""
+            guard = bool(re.match(rf"^\s*#\s*define\s+{re.escape(arg)}\b", nxt))
+        out.append((first, kw, arg, guard))
+    return out
+
+
+def config_at(lines, line_no):
+    """The #if conditions in force at line_no, outermost first; include guards left out."""
+    stack = []
+    for first, kw, arg, guard in _memo("directives", lines, _directives):
+        if first >= line_no:
+            break
         if kw == "ifdef":
             stack.append(f"defined({arg})")
         elif kw == "ifndef":
-            nxt = logical[idx + 1][2] if idx + 1 < len(logical) else ""
-            guard = re.match(rf"^\s*#\s*define\s+{re.escape(arg)}\b", nxt) and not stack
-            stack.append(None if guard else f"!defined({arg})")
+            stack.append(None if guard and not stack else f"!defined({arg})")
         elif kw == "if":
             stack.append(arg)
         elif kw in ("elif", "else") and stack:
