@@ -82,9 +82,14 @@ def _has_c_files(root):
 
 
 def resolve(ksrc):
-    """KSRC as given by the user (None: the default Debian tree) -> Tree, or a one-line error."""
+    """KSRC as given by the user (None: the default Debian tree; a bare version such as 6.12:
+    Debian's linux-source of that version) -> Tree, or a one-line error."""
+    debian = re.fullmatch(r"(?:linux-source-)?(\d+\.\d+)", ksrc or "")
     if not ksrc:
         root = unpack_default()
+    elif debian and not os.path.exists(ksrc):
+        # KSRC=6.12 (or linux-source-6.12): Debian's linux-source package of that version.
+        root = unpack_default(debian.group(1))
     else:
         root = os.path.abspath(os.path.expanduser(ksrc))
         if not os.path.exists(root):

@@ -4,6 +4,7 @@ determinism, idempotence, bad input (stale findings, a fix that no longer applie
 import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -192,3 +193,35 @@ def test_patched_tree_rescan_finds_no_fixed_site_and_emits_nothing(tmp_path, fxt
     d2 = os.path.join(str(tmp_path / "again"), "linux-fixture")
     assert sorted(os.listdir(d2)) == ["0000-cover-letter.patch", "manual-review.txt", "series"]
     assert "No patch in this series" in open(os.path.join(d2, "0000-cover-letter.patch")).read()
+
+
+def test_tested_stamp_comes_from_verify_result_only(tmp_path, fxtree):
+    """No "Tested" line before verify has run; afterwards each patch says what verify
+    established for it (tested / compile-tested only), and nothing for an untested one."""
+    out = str(tmp_path / "out")
+    assert run_patches(str(tmp_path), fxtree, out, None, "--from", FROM).returncode == 0
+    d, names = _series(out)
+    texts = {n: open(os.path.join(d, n), encoding="utf-8").read() for n in names}
+    assert not any("Tested in QEMU" in t or "Compile-tested only" in t for t in texts.values())
+    patches = []
+    verdicts = ["tested", "compile-tested-only", "untested"]
+    for i, n in enumerate(names):
+        t = texts[n]
+        subj = re.search(r"^Subject: \[PATCH [\d/]+\] (.*)$", t, re.M).group(1)
+        files = sorted(re.findall(r"^\+\+\+ b/(\S+)", t, re.M))
+        patches.append({"index": i + 1, "file": n, "subject": subj, "files": files,
+                        "verdict": verdicts[i % 3], "executed": 7 if i % 3 == 0 else None})
+    reports = tmp_path / "reports"
+    vdir = reports / "linux-fixture" / "verify"
+    vdir.mkdir(parents=True)
+    (vdir / "result.json").write_text(json.dumps({"schema": 1, "verdict": "pass", "patches": patches}))
+    out2 = str(tmp_path / "out2")
+    res = run_patches(str(tmp_path), fxtree, out2, None, "--from", FROM, "--reports", str(reports))
+    assert res.returncode == 0, res.stderr
+    d2, names2 = _series(out2)
+    assert names2 == names
+    for i, n in enumerate(names2):
+        body = " ".join(open(os.path.join(d2, n), encoding="utf-8").read().split("\n---\n")[0].split())
+        v = verdicts[i % 3]
+        assert ("patched code executed 7 times" in body) == (v == "tested"), (n, v)
+        assert ("Compile-tested only" in body) == (v == "compile-tested-only"), (n, v)
