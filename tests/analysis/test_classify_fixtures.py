@@ -17,6 +17,7 @@ MANUAL = {
     "fx_bad_site": "could not parse",
     "fx_cycle_a": "no caller chain from an entry point",
     "fx_can_sleep": "wrapper fx_can_sleep()",
+    "fx_doc_poke": "callback struct fxbus_ops .poke (context of this callback not known)",
 }
 
 
@@ -124,3 +125,19 @@ def test_every_finding_classified(fixture_findings):
             assert rec["reason"], fn
         for e in rec["evidence"]:
             assert {"file", "line", "fact"} <= set(e), (fn, e)
+
+
+@pytest.mark.parametrize("fn,cls,quote", [
+    ("fx_doc_start", "sleepable-proven", "Must be implemented and can sleep."),
+    ("fx_doc_tx", "atomic-proven", "Must be atomic."),
+    ("fx_doc_reset", "sleepable-proven", "This callback is called from process context."),
+])
+def test_context_from_the_subsystems_kernel_doc(fixture_findings, fn, cls, quote):
+    """An ops struct the tables do not know: its header's kernel-doc decides, when it says
+    one thing; the evidence quotes it and names the header line; confidence is medium."""
+    rec = fixture_findings[fn]
+    assert rec["class"] == cls, (rec["reason"], facts(rec))
+    assert rec["confidence"] == "medium"
+    ev = rec["evidence"][0]
+    assert ev["kind"] == "documented" and quote in ev["fact"] and "include/fxbus/fxbus.h:" in ev["fact"]
+    assert ev["file"].endswith("fx_doc.c")

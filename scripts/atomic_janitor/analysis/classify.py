@@ -161,7 +161,9 @@ def _by_form(g, rec, kinds, evidence, n, ff):
     form, fn = rec["form"], rec["function"]
     common = {"file": rec["file"], "function": fn, "line": rec["line"]}
     strong = any(x.callee in E.STRONG_SLEEP for x in ff.calls.values() if x.func == fn)
-    conf = "high"
+    # A context read from a subsystem's kernel-doc prose is one step less certain than a
+    # registration the tables know.
+    conf = "medium" if any(ev.get("kind") == "documented" for ev in evidence) else "high"
     if kinds == {E.SLEEPABLE}:
         if form == "gfp-select":
             return _gfp_constant(rec, False, conf, common, evidence)

@@ -8,6 +8,7 @@ from .. import spatch
 from ..scan import ctext
 from . import entries as E
 from . import gen_facts_rule as G
+from .callback_docs import CallbackDocs
 from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
 MAX_NODES = 4000
@@ -121,6 +122,7 @@ class Graph:
         self._irq_safe = {}
         self._site_callees = {}
         self._mention_facts = {}
+        self.docs = CallbackDocs(self.root)
 
     # ------------------------------------------------------------ facts
     def _lines(self, rel):
@@ -430,6 +432,12 @@ class Graph:
                 ent = self._notifier(ff, line)
             elif ent is None and field in E.FIELD_ONLY:
                 ent = E.FIELD_ONLY[field]
+            if ent is None:
+                root = _driver_root(cf, self.tree.kind)
+                doc = self.docs.lookup(stype, field, ["include", root] if root else ["."])
+                if doc:
+                    n.entries.append((doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})", cf, line, "documented"))
+                    return
             if ent is None:
                 ent = (E.UNKNOWN, f"callback {('struct ' + stype) if stype else 'initialiser'} .{field} "
                                   f"(context of this callback not known)")

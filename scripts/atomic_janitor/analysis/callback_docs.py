@@ -1,0 +1,134 @@
+"""What the tree's own kernel-doc says about an ops-struct callback's context.
+
+Subsystems document their callbacks where the struct is declared: mac80211's
+`struct ieee80211_ops` says per member "can sleep" or "must be atomic", DRM's funcs
+structs carry a `/** @member: ... */` block on each member. For a callback that no
+entry in entries.STRUCT_FIELDS covers, that text decides — when it is unambiguous:
+a description that says both, or says neither, leaves the callback unknown.
+"""
+
+import os
+import re
+import subprocess
+
+from .. import deps
+from . import entries as E
+
+SLEEPS = re.compile(r"\b(?:can|may|might|is allowed to|are allowed to)\s+sleep\b|"
+                    r"\b(?:called|runs?|invoked|executed)\s+(?:in|from)\s+process\s+context\b", re.I)
+ATOMIC = re.compile(r"\bmust\s+be\s+atomic\b|\b(?:must|may|can|should)\s+not\s+(?:sleep|block)\b|"
+                    r"\bcannot\s+(?:sleep|block)\b|\bcan't\s+(?:sleep|block)\b|\bnot\s+allowed\s+to\s+sleep\b|"
+                    r"\b(?:called|runs?|invoked|executed)\s+(?:in|from|with)\s+(?:atomic|interrupt|irq|"
+                    r"hardirq|softirq|tasklet|bh)\s+context\b|\bwith\s+(?:interrupts|irqs)\s+disabled\b", re.I)
+# Phrases that make "can sleep" conditional or about someone else: leave those alone.
+HEDGES = re.compile(r"\bunless\b|\bif\s+\w+\s+(?:is|are)\s+(?:set|not)\b|\bexcept\b", re.I)
+
+
+def _comment_text(block):
+    lines = []
+    for l in block.splitlines():
+        l = re.sub(r"^\s*/?\*+/?", "", l).rstrip()
+        lines.append(re.sub(r"\*/\s*$", "", l))
+    return "\n".join(lines)
+
+
+def _member_doc(body, body_off, field):
+    """(offset, text) of the comment block right before the member `(*field)(`, if any:
+    only the member's type may stand between them (DRM's `/** @field: ... */` style)."""
+    m = re.search(r"\(\s*\*\s*%s\s*\)\s*\(" % re.escape(field), body)
+    if not m:
+        return None
+    head = body[:m.start()]
+    j = head.rfind("*/")
+    if j < 0 or max(head.rfind(";"), head.rfind("{")) > j:
+        return None
+    start = head.rfind("/*", 0, j)
+    if start < 0:
+        return None
+    return body_off + start, _comment_text(head[start:j + 2])
+
+
+def _struct_doc_para(text, struct_off, field):
+    """(offset, text) of the `@field:` paragraph of the kernel-doc block before the struct."""
+    end = text.rfind("*/", 0, struct_off)
+    if end < 0 or text[end + 2:struct_off].strip():
+        return None
+    start = text.rfind("/**", 0, end)
+    if start < 0:
+        return None
+    block = text[start:end + 2]
+    m = re.search(r"^\s*\*\s*@%s\s*:(.*?)(?=^\s*\*\s*@[\w.]+\s*:|\Z)" % re.escape(field), block, re.M | re.S)
+    if not m:
+        return None
+    return start + m.start(), _comment_text(m.group(0))
+
+
+def verdict(doc):
+    """SLEEPABLE / ATOMIC when the text says exactly one of them, else None."""
+    flat = " ".join(doc.split())
+    s, a = SLEEPS.search(flat), ATOMIC.search(flat)
+    if bool(s) == bool(a) or HEDGES.search(flat):
+        return None, None
+    m = s or a
+    begin = flat.rfind(". ", 0, m.start()) + 1
+    end = flat.find(".", m.end())
+    sentence = flat[begin:end + 1 if end >= 0 else len(flat)].strip()
+    return (E.SLEEPABLE if s else E.ATOMIC), sentence
+
+
+class CallbackDocs:
+    """Looks up struct definitions, once each."""
+
+    def __init__(self, root):
+        self.root = root
+        self._defs = {}
+
+    def _headers_defining(self, stype, dirs):
+        key = (stype, tuple(dirs))
+        if key not in self._defs:
+            pat = r"struct\s+%s\s*\{" % re.escape(stype)
+            dirs = [d for d in dirs if os.path.isdir(os.path.join(self.root, d))]
+            found = []
+            if dirs:
+                rg = deps.ripgrep()
+                argv = ([rg, "--no-config", "-l", "--no-ignore", "-g", "*.h", "-e", pat, "--", *dirs] if rg else
+                        ["grep", "-rlE", "--include=*.h", pat, "--", *dirs])
+                res = subprocess.run(argv, cwd=self.root, capture_output=True, text=True, errors="replace",
+                                     check=False)
+                found = sorted(l.strip().lstrip("./") for l in res.stdout.splitlines() if l.strip())
+            self._defs[key] = found
+        return self._defs[key]
+
+    def lookup(self, stype, field, dirs):
+        """(context, fact, header, line) from the documentation of stype.field, or None.
+        dirs: where struct definitions are looked for (include/ and the driver's directory;
+        an out-of-tree module directory has only itself)."""
+        if not stype or stype.startswith("?"):
+            return None
+        for hdr in self._headers_defining(stype, dirs):
+            try:
+                with open(os.path.join(self.root, hdr), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            for m in re.finditer(r"\bstruct\s+%s\s*\{" % re.escape(stype), text):
+                depth, i = 0, m.end() - 1
+                while i < len(text):
+                    depth += text[i] == "{"
+                    depth -= text[i] == "}"
+                    if depth == 0:
+                        break
+                    i += 1
+                body = text[m.end() - 1:i + 1]
+                if not re.search(r"\(\s*\*\s*%s\s*\)\s*\(" % re.escape(field), body):
+                    continue
+                for found in (_member_doc(body, m.end() - 1, field), _struct_doc_para(text, m.start(), field)):
+                    if not found:
+                        continue
+                    off, doc = found
+                    ctx, quote = verdict(doc)
+                    if ctx:
+                        line = text.count("\n", 0, off) + 1
+                        return ctx, f"struct {stype}.{field} is documented: \"{quote}\"", hdr, line
+                return None
+        return None
