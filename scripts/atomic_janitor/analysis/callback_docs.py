@@ -12,6 +12,7 @@ import re
 import subprocess
 
 from .. import deps
+from ..scan import ctext
 from . import entries as E
 
 SLEEPS = re.compile(r"\b(?:can|may|might|is allowed to|are allowed to)\s+sleep\b|"
@@ -112,14 +113,7 @@ class CallbackDocs:
             except OSError:
                 continue
             for m in re.finditer(r"\bstruct\s+%s\s*\{" % re.escape(stype), text):
-                depth, i = 0, m.end() - 1
-                while i < len(text):
-                    depth += text[i] == "{"
-                    depth -= text[i] == "}"
-                    if depth == 0:
-                        break
-                    i += 1
-                body = text[m.end() - 1:i + 1]
+                body = text[m.end() - 1:ctext.matching(text, m.end() - 1) + 1]
                 if not re.search(r"\(\s*\*\s*%s\s*\)\s*\(" % re.escape(field), body):
                     continue
                 for found in (_member_doc(body, m.end() - 1, field), _struct_doc_para(text, m.start(), field)):

@@ -132,21 +132,8 @@ class FileFacts:
                     c.regions.append(("guard(%s)" % m.group(2), line))
 
 
-def _match(text, i, opener, closer):
-    """Index of the `closer` matching the `opener` at or after i; len(text) if none."""
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] == opener:
-            depth += 1
-        elif text[j] == closer:
-            depth -= 1
-            if depth == 0:
-                return j
-    return len(text)
-
-
 def _match_paren(text, i):
-    return _match(text, i, "(", ")")
+    return ctext.matching(text, i, "(", ")")
 
 
 def _block_end(text, i):
@@ -166,7 +153,7 @@ def _stmt_end(text, i):
     while j < len(text) and text[j].isspace():
         j += 1
     if j < len(text) and text[j] == "{":
-        k = _match(text, j, "{", "}")
+        k = ctext.matching(text, j)
         if k < len(text):
             return k
     k = text.find(";", j)

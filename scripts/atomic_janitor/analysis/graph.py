@@ -31,16 +31,7 @@ def _body_after(text, i):
     j = text.find("{", i)
     if j < 0 or ";" in text[i:j]:
         return ""
-    depth = 0
-    for k in range(j, min(len(text), j + 200000)):
-        ch = text[k]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[j:k + 1]
-    return text[j:]
+    return text[j:ctext.matching(text, j) + 1]
 
 
 def _may_open_region(body):

@@ -12,6 +12,7 @@ import sys
 
 from .. import atomicio
 from ..errors import JanitorError
+from ..scan import ctext
 from . import checkpatch, fix, maintainers, message
 
 FIXABLE = {"caller-gfp", "caller-flag", "sleepable-proven", "atomic-proven", "assertion",
@@ -177,14 +178,7 @@ def upstream_state(f, up_root):
         m = re.search(r"^[^\n;#]*\b" + re.escape(owner) + r"\s*\([^;{]*\)\s*\{", text, re.M)
         body = None
         if m:
-            depth, i = 0, m.end() - 1
-            while i < len(text):
-                depth += text[i] == "{"
-                depth -= text[i] == "}"
-                if depth == 0:
-                    break
-                i += 1
-            body = text[m.start():i + 1]
+            body = text[m.start():ctext.matching(text, m.end() - 1) + 1]
     if body is None:
         return f"gone: {owner}() no longer defined there"
     if not re.search(r"\b" + re.escape(f["called"]) + r"\s*\(", body):

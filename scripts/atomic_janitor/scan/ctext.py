@@ -83,6 +83,19 @@ def macro_at(lines, line_no):
     return None
 
 
+def matching(text, i, opener="{", closer="}"):
+    """Index of the `closer` matching the first `opener` at or after i; len(text) if none."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == opener:
+            depth += 1
+        elif text[j] == closer:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(text)
+
+
 def is_expression_macro(body):
     """A macro whose body is an expression (a value), not a statement."""
     b = body.strip()
