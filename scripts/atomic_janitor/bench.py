@@ -20,6 +20,8 @@ def _timed(fn):
     return time.monotonic() - t0, out
 
 
+# Explicit calls, not `identifier fn = {...}`: spatch skips the files that cannot match
+# only when the rule names its tokens (with an identifier list it parses the whole tree).
 DETECT_ONLY = """// SPDX-License-Identifier: GPL-2.0-only
 /// Detection only (the benchmark's baseline): every call of {names}.
 // Confidence: High
@@ -28,16 +30,16 @@ DETECT_ONLY = """// SPDX-License-Identifier: GPL-2.0-only
 virtual report
 
 @r depends on report@
-identifier fn = {{{idents}}};
 position p;
 @@
-fn@p(...)
+(
+{calls}
+)
 
 @script:python depends on report@
 p << r.p;
-fn << r.fn;
 @@
-coccilib.report.print_report(p[0], fn + "() use")
+coccilib.report.print_report(p[0], "context predicate use")
 """
 
 
@@ -47,12 +49,13 @@ def _coccicheck(tree, predicates, jobs, build, tmp):
     rule = os.path.join(tmp, "detect_only.cocci")
     names = sorted(family.expand(predicates))
     with open(rule, "w") as fh:
-        fh.write(DETECT_ONLY.format(names=", ".join(n + "()" for n in names), idents=", ".join(names)))
+        fh.write(DETECT_ONLY.format(names=", ".join(n + "()" for n in names),
+                                    calls="\n|\n".join(f"{n}@p(...)" for n in names)))
     res = subprocess.run(["make", "-s", f"O={build}", "coccicheck", f"COCCI={rule}", "MODE=report", f"J={jobs}"],
                          cwd=tree.root, capture_output=True, text=True, check=False)
     if res.returncode != 0:
         return None
-    return sum(1 for l in res.stdout.splitlines() if l.endswith("() use"))
+    return sum(1 for l in res.stdout.splitlines() if l.endswith("context predicate use"))
 
 
 def bench(args):
