@@ -6,7 +6,8 @@ import pytest
 ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu", "fx_under_preempt",
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit"]
-SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL"}
+SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
+             "fx_many_site": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -141,3 +142,15 @@ def test_context_from_the_subsystems_kernel_doc(fixture_findings, fn, cls, quote
     ev = rec["evidence"][0]
     assert ev["kind"] == "documented" and quote in ev["fact"] and "include/fxbus/fxbus.h:" in ev["fact"]
     assert ev["file"].endswith("fx_doc.c")
+
+
+def test_proof_names_every_direct_caller(fixture_findings):
+    """"Every caller is sleepable": the callers the witness chain leaves out are listed too,
+    one line per calling function, each with the origin of its own context."""
+    ev = fixture_findings["fx_many_site"]["evidence"]
+    callers = {e["function"] for e in ev if e["kind"] == "call" and "fx_many_site()" in e["fact"]}
+    assert callers == {"fx_deep2", "fx_many_thread"}, [e["fact"] for e in ev]
+    also = [e["fact"] for e in ev if "also calls" in e["fact"]]
+    assert len(also) == 1 and "sleepable only: " in also[0]
+    if also[0].startswith("fx_many_thread()"):
+        assert "(lines " in also[0] and "kthread" in also[0]

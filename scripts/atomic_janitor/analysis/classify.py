@@ -122,6 +122,8 @@ def classify_one(g, rec, scope_all):
         for ev in kinds.get(k, []):
             ev = dict(ev, context=k)
             evidence.append(_src(g, ev))
+    if len(kinds) == 1 and set(kinds) <= {E.ATOMIC, E.SLEEPABLE} and inherit and not atomic_here:
+        evidence += [_src(g, ev) for ev in _other_callers(g, key, set(kinds).pop(), evidence)]
     evidence.append(_src(g, dict(site_ev)))
     if E.UNKNOWN in kinds:
         block = kinds[E.UNKNOWN][0] if kinds[E.UNKNOWN] else {}
@@ -144,6 +146,40 @@ def classify_one(g, rec, scope_all):
                          f"conflicting evidence: every caller is atomic but {rec['function']}() calls "
                          f"{s.callee}() (line {s.line}): existing bug?", evidence)
     return _by_form(g, rec, set(kinds), evidence, n, ff)
+
+
+MAX_OTHER_CALLERS = 8
+
+
+def _other_callers(g, key, kind, shown):
+    """The proof is "every caller runs in `kind`": name the direct callers the witness chain
+    does not show (one line per calling function), each with where its own context comes from."""
+    fn = key[1]
+    seen = {(e.get("file"), e.get("function")) for e in shown
+            if e.get("kind") == "call" and f"calls {fn}()" in e.get("fact", "")}
+    groups = {}
+    for e in sorted(g.in_edges.get(key, []), key=lambda e: (e.file, e.line)):
+        if (e.file, e.caller.name) not in seen:
+            groups.setdefault((e.file, e.caller.name), []).append(e)
+    out = []
+    for (file, caller), edges in sorted(groups.items())[:MAX_OTHER_CALLERS]:
+        e = edges[0]
+        if e.atomic and not e.inherit:
+            why = f"with {e.region_fact[1].split(' at line')[0]} held" if e.region_fact else "in a region"
+        elif kind not in g.ctx.get(e.caller.key, {}):
+            why = f"{caller}() itself is never called"
+        else:
+            origin = g.chain(e.caller.key, kind)
+            why = f"{kind} only: {origin[0]['fact']}" if origin else f"{kind} only"
+        lines = ", ".join(str(x.line) for x in edges)
+        out.append({"file": file, "line": e.line, "function": caller, "context": kind, "kind": "call",
+                    "fact": f"{caller}() also calls {fn}()" + (f" (lines {lines})" if len(edges) > 1 else "")
+                            + f" ({why})"})
+    rest = len(groups) - MAX_OTHER_CALLERS
+    if rest > 0:
+        last = out[-1]
+        out.append(dict(last, fact=f"... and {rest} more calling function(s) of {fn}(), all {kind}"))
+    return out
 
 
 def _gfp_constant(rec, atomic, conf, common, evidence):
