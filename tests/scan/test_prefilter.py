@@ -1,0 +1,35 @@
+"""The tree search answers the same with ripgrep and with grep (rg is only a speed-up)."""
+
+import os
+import shutil
+
+import pytest
+
+from ajtest import FIXTURES
+from atomic_janitor import prefilter
+
+TREE = os.path.join(FIXTURES, "scan", "kernel-tree")
+NAMES = ["in_atomic", "in_interrupt", "irqs_disabled", "drm_can_sleep", "spin_lock", "no_such_name_here"]
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep not installed (.ci/packages installs it)")
+def test_ripgrep_and_grep_agree(monkeypatch):
+    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg")])
+    rg_tree = prefilter._grep_names(TREE, NAMES)
+    files = sorted({f for fs in rg_tree.values() for f in fs})
+    rg_files = prefilter._grep_names(TREE, NAMES, files)
+    monkeypatch.setattr(prefilter, "_RG", [None])
+    assert prefilter._grep_names(TREE, NAMES) == rg_tree
+    assert prefilter._grep_names(TREE, NAMES, files) == rg_files
+    assert rg_tree["in_atomic"] and not rg_tree["no_such_name_here"]
+
+
+@pytest.mark.parametrize("backend", ["rg", "grep"])
+def test_whole_words_only(tmp_path, monkeypatch, backend):
+    if backend == "rg" and shutil.which("rg") is None:
+        pytest.skip("ripgrep not installed")
+    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+    (tmp_path / "a.c").write_text("int x = in_atomic_foo() + foo_in_atomic();\n")
+    (tmp_path / "b.h").write_text("#define W() (in_atomic())\n")
+    (tmp_path / "c.txt").write_text("in_atomic()\n")
+    assert prefilter._grep_names(str(tmp_path), ["in_atomic"]) == {"in_atomic": {"b.h"}}
