@@ -97,13 +97,15 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
     result = Result()
     todo = {}
     entry_keys = {}
+    own = {}                    # relpath -> the names asked for that file
     for rel in files:
         try:
             sha = fingerprints.sha(rel)
         except OSError as exc:
             result.failed[rel] = f"unreadable: {exc.strerror}"
             continue
-        file_names = ",".join(sorted(per_file.get(rel, ()) if per_file is not None else names))
+        own[rel] = sorted(per_file.get(rel, ()) if per_file is not None else names)
+        file_names = ",".join(own[rel])
         ekey = f"{sha}:{file_names}"
         entry_keys[rel] = ekey
         ent = cache.get(ekey)
@@ -124,7 +126,7 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
         for i in range(n):
             batch = rels[i::n]
             if file_names is None:     # select: the union of the batch's names
-                union = sorted({x for r in batch for x in entry_keys[r].split(":", 1)[1].split(",") if x})
+                union = sorted({x for r in batch for x in own[r]})
                 batches.append((",".join(union), batch))
             else:
                 batches.append((file_names, batch))
@@ -148,8 +150,7 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
         for out in pool.map(work, batches):
             for rel, (recs, err) in out.items():
                 if select is not None:
-                    own = [x for x in entry_keys[rel].split(":", 1)[1].split(",") if x]
-                    recs = select(rel, own, recs)
+                    recs = select(rel, own[rel], recs)
                 result.records[rel] = recs
                 if err:
                     result.failed[rel] = err

@@ -9,9 +9,7 @@ a description that says both, or says neither, leaves the callback unknown.
 
 import os
 import re
-import subprocess
 
-from .. import deps
 from ..scan import ctext
 from . import entries as E
 
@@ -78,27 +76,20 @@ def verdict(doc):
 
 
 class CallbackDocs:
-    """Looks up struct definitions, once each."""
+    """Finds struct definitions through the scan's prefilter (its word index is kept between
+    runs, so a warm scan searches nothing); `prefetch` asks for a round's structs at once."""
 
-    def __init__(self, root):
+    def __init__(self, root, pre):
         self.root = root
-        self._defs = {}
+        self.pre = pre
+
+    def prefetch(self, stypes):
+        self.pre.files_with(sorted(s for s in stypes if s and not s.startswith("?")))
 
     def _headers_defining(self, stype, dirs):
-        key = (stype, tuple(dirs))
-        if key not in self._defs:
-            pat = r"struct\s+%s\s*\{" % re.escape(stype)
-            dirs = [d for d in dirs if os.path.isdir(os.path.join(self.root, d))]
-            found = []
-            if dirs:
-                rg = deps.ripgrep()
-                argv = ([rg, "--no-config", "-l", "--no-ignore", "-g", "*.h", "-e", pat, "--", *dirs] if rg else
-                        ["grep", "-rlE", "--include=*.h", pat, "--", *dirs])
-                res = subprocess.run(argv, cwd=self.root, capture_output=True, text=True, errors="replace",
-                                     check=False)
-                found = sorted(l.strip().lstrip("./") for l in res.stdout.splitlines() if l.strip())
-            self._defs[key] = found
-        return self._defs[key]
+        """Headers under dirs that mention stype (lookup checks they define it)."""
+        return [f for f in self.pre.files_with([stype]) if f.endswith(".h")
+                and any(d == "." or f.startswith(d + "/") for d in dirs)]
 
     def lookup(self, stype, field, dirs):
         """(context, fact, header, line) from the documentation of stype.field, or None.

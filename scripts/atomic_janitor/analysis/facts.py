@@ -69,17 +69,7 @@ class FileFacts:
                 self.releases.setdefault(r["name"], r["at"])
 
     def macro_at(self, line):
-        if not hasattr(self, "_macros"):
-            self._macros = []
-            for first, last, text in ctext.logical_lines(self.lines):
-                if text.lstrip().startswith("#") and "define" in text:
-                    m = ctext.macro_at(self.lines, first)
-                    if m:
-                        self._macros.append((first, last, m))
-        for first, last, m in self._macros:
-            if first <= line <= last:
-                return m
-        return None
+        return ctext.macro_at(self.lines, line)
 
     # ------------------------------------------------------------------ text
     @property

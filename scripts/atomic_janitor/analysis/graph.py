@@ -113,7 +113,8 @@ class Graph:
         self._irq_safe = {}
         self._site_callees = {}
         self._mention_facts = {}
-        self.docs = CallbackDocs(self.root)
+        self.docs = CallbackDocs(self.root, pre)
+        self._pending_docs = []
 
     # ------------------------------------------------------------ facts
     def _lines(self, rel):
@@ -294,6 +295,7 @@ class Graph:
             nxt = []
             for n in frontier:
                 nxt.extend(self._expand(n, need[n.key]))
+            self._resolve_docs()
             frontier = nxt
         self._site_callees = {f: set(ns) for f, ns in (site_callees or {}).items()}
         self._find_helper_defs()
@@ -424,14 +426,9 @@ class Graph:
             elif ent is None and field in E.FIELD_ONLY:
                 ent = E.FIELD_ONLY[field]
             if ent is None:
-                root = _driver_root(cf, self.tree.kind)
-                doc = self.docs.lookup(stype, field, ["include", root] if root else ["."])
-                if doc:
-                    n.entries.append((doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})", cf, line, "documented"))
-                    return
-            if ent is None:
-                ent = (E.UNKNOWN, f"callback {('struct ' + stype) if stype else 'initialiser'} .{field} "
-                                  f"(context of this callback not known)")
+                # The subsystem's kernel-doc may say; looked up once the round is expanded.
+                self._pending_docs.append((n, stype, field, cf, line))
+                return
             n.entries.append((ent[0], ent[1] if ent[0] != E.UNKNOWN else ent[1], cf, line, "registration"))
         elif what == "assign":
             field, lhs = detail
@@ -454,6 +451,20 @@ class Graph:
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
         else:
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
+
+    def _resolve_docs(self):
+        """Callbacks the tables do not know: the context their kernel-doc states, else unknown.
+        One search of the tree for all of the round's struct types."""
+        pending, self._pending_docs = self._pending_docs, []
+        self.docs.prefetch({stype for _n, stype, _f, _cf, _l in pending})
+        for n, stype, field, cf, line in pending:
+            root = _driver_root(cf, self.tree.kind)
+            doc = self.docs.lookup(stype, field, ["include", root] if root else ["."])
+            if doc:
+                n.entries.append((doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})", cf, line, "documented"))
+            else:
+                n.entries.append((E.UNKNOWN, f"callback {('struct ' + stype) if stype else 'initialiser'} "
+                                  f".{field} (context of this callback not known)", cf, line, "registration"))
 
     def _runtime_pm(self, n, ff, what):
         safe = self._irq_safe_dir(ff.rel)
