@@ -17,19 +17,24 @@ AJ_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(SCOPE),--scope "$(SCOPE)") \
 	  $(if $(FORMAT),--format "$(FORMAT)") $(if $(O),--output "$(O)") \
 	  $(if $(filter 1 y yes,$(KEEP_GOING)),--keep-going)
 
-.PHONY: scan test test-fast bench bench-scan clean setup
+.PHONY: scan test test-fast bench bench-scan clean setup packages
 scan:
 	@$(AJ) scan $(AJ_ARGS)
 
-setup:
+# Every Debian package the tool, its tests and verify use (the list is .ci/packages).
+setup: packages
 	@$(AJ) setup $(if $(KSRC),--ksrc "$(KSRC)")
 
+packages:
+	@scripts/ensure-packages
+
 # All three layers: unit + Coccinelle tests, real-tree tests, real-boot tests.
-test:
+# Installs what the tests need first (as root; otherwise it names the command).
+test: packages
 	@$(PYTHON) -m pytest -q -p no:cacheprovider tests
 
 # Offline layer only (no kernel tree, no QEMU).
-test-fast:
+test-fast: packages
 	@$(PYTHON) -m pytest -q -p no:cacheprovider -m "not realtree and not qemu" tests
 
 bench: bench-scan bench-patches

@@ -16,23 +16,23 @@ QV_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(KDIR),--kdir "$(KDIR)") \
 	  $(if $(TIMEOUT),--timeout "$(TIMEOUT)") $(if $(SERIES),--series "$(SERIES)")
 
 .PHONY: verify verify-all verify-seed verify-mutants verify-parse demo bench-verify
-verify:
+verify: packages
 	@$(QV) run $(QV_ARGS)
 
-verify-all:
+verify-all: packages
 	@$(QV) all $(QV_ARGS)
 
-verify-seed:
+verify-seed: packages
 	@$(QV) seed $(QV_ARGS)
 
-verify-mutants:
+verify-mutants: packages
 	@$(QV) mutants $(QV_ARGS)
 
 verify-parse:
 	@$(QV) parse "$(or $(CONSOLE),reports/$(notdir $(or $(KSRC),$(HOME)/.cache/atomic-janitor/linux-source-6.1))/verify/console.log)"
 
-demo:
+demo: packages
 	@$(QV) demo $(QV_ARGS)
 
-bench-verify:
+bench-verify: packages
 	@$(QV) bench $(QV_ARGS)

@@ -14,7 +14,7 @@ AJ_PATCHES_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(PREDICATES),--predicates
 	$(if $(SIGNOFF),--signoff "$(SIGNOFF)") $(if $(UPSTREAM),--upstream "$(UPSTREAM)")
 
 .PHONY: patches bench-patches test-patches
-patches:
+patches: packages
 	@$(AJ_PATCHES) $(AJ_PATCHES_ARGS)
 
 # Time and size of the series (run `make scan` with the same variables first).
