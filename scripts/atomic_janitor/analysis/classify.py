@@ -7,6 +7,7 @@ import time
 
 from ..scan import forms
 from . import entries as E
+from . import guards
 from .graph import Graph
 
 CORE_DIRS = ("kernel/", "mm/", "lib/", "arch/", "crypto/")
@@ -138,8 +139,12 @@ def classify_one(g, rec, scope_all):
         own = set()
         for b in (rec.get("form_detail") or {}).get("branches") or []:
             own |= set(b.get("sleeps") or [])
+        # A sleep in a branch that a guess decides (this site's or another's, in either
+        # guard of a lock-select pair) runs only when the guess says so: not unconditional.
+        decided = guards.guarded_lines(ff, rec["function"])
         sleeps = [x for x in ff.calls.values() if x.func == rec["function"] and x.callee in E.SLEEP_EVIDENCE
-                  and not x.regions and not (x.callee in own and 0 <= x.line - rec["line"] <= 12)]
+                  and not x.regions and not (x.callee in own and 0 <= x.line - rec["line"] <= 12)
+                  and not any(a <= x.line <= b for a, b in decided)]
         if sleeps:
             s = sleeps[0]
             return _base(rec, "manual-review", "medium",
@@ -323,6 +328,7 @@ def run(tree, doc, scope, store, fps, pre, jobs, log=None):
     g.store.flush()
     for rec in recs:
         try:
+            g.view((rec["file"], rec["function"]))
             classify_one(g, rec, scope_all)
         except Exception as exc:      # never a proof from a crash
             _base(rec, "manual-review", "low", f"classifier error: {type(exc).__name__}: {exc}", [])

@@ -177,40 +177,64 @@ class Graph:
                 want.setdefault(e.file, set()).add(e.callee.name)
         return want
 
+    def _helper_visible(self, user, hfile, static, name):
+        """Can a call in `user` mean the helper `name` defined in `hfile`? Only a definition
+        that a scan of `user`'s own functions would load counts, so that a helper's effect
+        never depends on which other files the scan happened to load: the same file, or
+        (for a lock-helper name) a header under include/ or the driver's directory, or a
+        non-static definition in the driver's directory. A static helper of another driver
+        with the same name is a different function."""
+        if hfile == user:
+            return True
+        if not HELPER_NAME.search(name):
+            return False
+        root = _driver_root(user, self.tree.kind)
+        near = root == "" or hfile.startswith(root + "/") or os.path.dirname(hfile) == os.path.dirname(user)
+        if hfile.endswith(".h"):
+            return near or hfile.startswith("include/")
+        return near and not static
+
     def helpers(self):
         """Lock helpers: functions that return with a region open / close one they did not open.
-        Applied at their call sites by facts-helpers.cocci, to a fixed point."""
-        names = set()
+        Applied at their call sites by facts-helpers.cocci, to a fixed point; each file sees
+        only the helper definitions visible from it (_helper_visible)."""
+        asked = {}
         for _round in range(3):
-            acq, rel = {}, {}
+            acq, rel = {}, {}           # name -> [(file, line, family|None, static)]
             for ff in self.facts.values():
                 for fn, (fam, at) in ff.acquires.items():
                     if fn in ff.defs:
-                        acq.setdefault(fn, (ff.rel, ff.defs[fn]["line"], fam))
+                        acq.setdefault(fn, []).append((ff.rel, ff.defs[fn]["line"], fam, ff.defs[fn]["static"]))
                 for fn, at in ff.releases.items():
                     if fn in ff.defs and fn not in ff.acquires:
-                        rel.setdefault(fn, (ff.rel, ff.defs[fn]["line"]))
-            new = {"+" + n for n in acq} | {"-" + n for n in rel}
-            if new <= names:
-                break
-            names |= new
-            self.helpers_acq.update(acq)
-            self.helpers_rel.update(rel)
+                        rel.setdefault(fn, []).append((ff.rel, ff.defs[fn]["line"], None, ff.defs[fn]["static"]))
+            for name, defs in acq.items():
+                self.helpers_acq.setdefault(name, defs[0][:3])
+            for name, defs in rel.items():
+                self.helpers_rel.setdefault(name, defs[0][:2])
             hn = set(acq) | set(rel)
             callees = self._edge_callees()
             # Only where it matters: files holding callers in the graph.
             graph_files = {e.file for e in self.edges} | {n.file for n in self.nodes.values()}
-            users = [f for f in sorted(graph_files) if f in self.facts
-                     and any(c.callee in hn for c in self.facts[f].calls.values())]
-            if not users:
+            per_file = {}
+            for f in sorted(graph_files):
+                if f not in self.facts:
+                    continue
+                called = {c.callee for c in self.facts[f].calls.values()} & hn
+                mine = {"+" + n for n in called
+                        if any(self._helper_visible(f, d[0], d[3], n) for d in acq.get(n, []))}
+                mine |= {"-" + n for n in called
+                         if any(self._helper_visible(f, d[0], d[3], n) for d in rel.get(n, []))}
+                if mine and not mine <= asked.get(f, set()):
+                    asked[f] = asked.get(f, set()) | mine
+                    per_file[f] = sorted(asked[f] | self._site_callees.get(f, set()) | callees.get(f, set()))
+            if not per_file:
                 break
             # The helper names (+opens, -closes) and, per file, the callees whose regions count.
-            per_file = {f: sorted(names | self._site_callees.get(f, set()) | callees.get(f, set()))
-                        for f in users}
-            res = spatch.run(HELPER_RULE, self.root, sorted(users), per_file, self.fps, self.store,
+            res = spatch.run(HELPER_RULE, self.root, sorted(per_file), per_file, self.fps, self.store,
                              self.jobs, label="helpers", select=self._own_calls)
             self.spatch_runs += res.ran
-            for f in users:
+            for f in per_file:
                 self.facts[f].add(res.records.get(f, []))
 
     # ------------------------------------------------------------ nodes
@@ -237,31 +261,17 @@ class Graph:
         return self._irq_safe[d]
 
     # ------------------------------------------------------------ closure
-    def _useful(self, sites):
-        """Nodes still worth expanding: those reaching a site whose context is not yet
-        unknown (an unknown site is manual-review whatever else its callers do)."""
-        self.propagate()
-        todo = [k for k in sites if k in self.ctx and E.UNKNOWN not in self.ctx[k]]
-        seen = set(todo)
-        while todo:
-            k = todo.pop()
-            for e in self.in_edges.get(k, []):
-                if e.caller.key not in seen:
-                    seen.add(e.caller.key)
-                    todo.append(e.caller.key)
-        return seen
-
     def build(self, start, site_callees=None):
         """start: [(file, function)]; grows the graph upward until every caller is found.
         site_callees: {file: names} whose call regions the classifier reads besides the edges."""
         self.load({f for f, _ in start})
         frontier = [self.node(f, fn) for f, fn in start]
-        sites = [n.key for n in frontier]
+        # Every caller is expanded, also above a site that looks unknown already: that look
+        # can be temporary (regions and lock helpers are settled only at the end, and may turn
+        # an inheriting edge into a locked one), and a caller left unexpanded would then read
+        # as "contributes nothing" (issue 11).
         for _round in range(MAX_ROUNDS + 1):
             frontier = [n for n in frontier if not n.expanded]
-            if _round:
-                useful = self._useful(sites)
-                frontier = [n for n in frontier if n.key in useful]
             if _round == MAX_ROUNDS:
                 for n in frontier:
                     n.expanded = True
@@ -351,6 +361,9 @@ class Graph:
         for cf in files:
             ff = self.facts.get(cf)
             if ff is None:
+                # A caller file that was not loaded is missing evidence, not an absent caller.
+                n.entries.append((E.UNKNOWN, f"{cf} mentions {n.name}() but was not analysed", cf, None,
+                                  "unparsed"))
                 continue
             if cf != n.file and n.name in ff.defs and ff.defs[n.name]["static"]:
                 continue                        # a different static function of the same name
@@ -505,22 +518,25 @@ class Graph:
         n.entries.append((E.UNKNOWN, f"no caller or registration of {n.name}() found", n.file, n.line, "orphan"))
 
     def _find_helper_defs(self):
-        """Load the files defining driver lock helpers the graph's functions call."""
+        """Load the files defining driver lock helpers the graph's functions call. Each calling
+        file is searched for from its own driver directory and include/ (_helper_visible), so
+        what a file's calls mean does not depend on the other files of the scan."""
         graph_funcs = {(n.file, n.name) for n in self.nodes.values()}
-        defined = set()
+        defs = {}
         for ff in self.facts.values():
-            defined |= set(ff.defs)
-        cands = set()
+            for name, d in ff.defs.items():
+                defs.setdefault(name, []).append((ff.rel, d["static"]))
+        cands = {}                       # helper name -> driver roots to search
         for ff in self.facts.values():
             for c in ff.calls.values():
-                if (ff.rel, c.func) in graph_funcs and c.callee not in defined and HELPER_NAME.search(c.callee):
-                    cands.add(c.callee)
+                if (ff.rel, c.func) not in graph_funcs or not HELPER_NAME.search(c.callee):
+                    continue
+                if any(self._helper_visible(ff.rel, f, st, c.callee) for f, st in defs.get(c.callee, [])):
+                    continue
+                cands.setdefault(c.callee, set()).add(ff.rel)
         if not cands:
             return
-        tops = {_driver_root(f, self.tree.kind) for f, _ in graph_funcs}
-        files = [f for f in self.pre.files_with(sorted(cands))
-                 if f.endswith((".c", ".h")) and f not in self.facts
-                 and any(t == "" or f.startswith(t + "/") for t in tops)]
+        files = [f for f in self.pre.files_with(sorted(cands)) if f.endswith((".c", ".h")) and f not in self.facts]
         # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
         defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % "|".join(sorted(map(re.escape, cands))),
                            re.M)
@@ -531,8 +547,13 @@ class Graph:
                     text = fh.read()
             except OSError:
                 continue
-            if any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)):
-                keep.append(f)
+            for m in defre.finditer(text):
+                users = cands[m.group(1)]
+                # static-ness is settled when the file is parsed; here only where it may be seen
+                if any(self._helper_visible(u, f, False, m.group(1)) for u in users) \
+                        and _may_open_region(_body_after(text, m.end())):
+                    keep.append(f)
+                    break
         self.load(keep)
 
     def _recompute_edges(self):
@@ -567,29 +588,97 @@ class Graph:
     # ------------------------------------------------------------ propagation
     def propagate(self):
         """ctx[node key] = {kind: witness}; witness = ("entry", entry) | ("edge", edge, how)."""
-        ctx = {k: {} for k in self.nodes}
-        for k, n in self.nodes.items():
-            for ent in n.entries:
+        self.ctx = self.global_ctx = self._propagate(self.nodes, self.edges, {})
+        self._site_ctx = {}
+        return self.ctx
+
+    def view(self, key):
+        """Make ctx (and so chain()) answer as a scan of the site function `key` alone would."""
+        self.ctx = self.site_ctx(key) if key in self.nodes else self.global_ctx
+        return self.ctx
+
+    def _propagate(self, nodes, edges, cut):
+        """The fixpoint over `nodes` and `edges`. `cut` {key: entry}: nodes whose callers a
+        run that started at one site would not have followed; their entry replaces their own.
+        Missing evidence is UNKNOWN, never nothing: a node whose callers were not followed, or
+        that ends with no context at all (only a cycle of callers, callers not found), is
+        unknown, so no proof rests on it."""
+        ctx = {k: {} for k in nodes}
+        for k, n in nodes.items():
+            ents = [cut[k]] if k in cut else list(n.entries)
+            if not n.expanded and k not in cut:
+                ents.append((E.UNKNOWN, f"callers of {n.name}() not followed", n.file, n.line, "limit"))
+            for ent in ents:
                 kinds = [E.ATOMIC, E.SLEEPABLE] if ent[0] == "both" else [ent[0]]
                 for kind in kinds:
                     ctx[k].setdefault(kind, ("entry", ent))
-        for e in self.edges:
+        for e in edges:
+            if e.callee.key in cut:
+                continue
             if e.atomic:
                 ctx[e.callee.key].setdefault(E.ATOMIC, ("edge", e, "region"))
             if e.unknown:
                 ctx[e.callee.key].setdefault(E.UNKNOWN, ("edge", e, "after-release"))
+        inherit = [e for e in edges if e.inherit and e.callee.key not in cut]
+        self._fixpoint(ctx, inherit)
+        empty = [k for k in sorted(ctx) if not ctx[k]]
+        for k in empty:
+            n = nodes[k]
+            ctx[k][E.UNKNOWN] = ("entry", (E.UNKNOWN, f"no caller chain from an entry point reaches "
+                                           f"{n.name}() (only a cycle of callers, or callers not found)",
+                                           n.file, n.line, "orphan"))
+        if empty:
+            self._fixpoint(ctx, inherit)
+        return ctx
+
+    @staticmethod
+    def _fixpoint(ctx, inherit):
         changed = True
         while changed:
             changed = False
-            for e in self.edges:
-                if not e.inherit:
-                    continue
+            for e in inherit:
                 src, dst = ctx[e.caller.key], ctx[e.callee.key]
                 for kind in src:
                     if kind not in dst:
                         dst[kind] = ("edge", e, "inherit")
                         changed = True
-        self.ctx = ctx
+
+    def site_ctx(self, key):
+        """The context as a scan that started at this one site would see it, so that a site's
+        class never depends on the other sites of the scan. The graph grows from all sites at
+        once, so a caller near another site is expanded although it lies more than MAX_ROUNDS
+        levels above this one; such a caller is cut here exactly as a run of its own would cut
+        it. When every caller of the site lies within the limit, the whole-graph context is
+        that context already."""
+        if key in self._site_ctx:
+            return self._site_ctx[key]
+        dist = {key: 0}
+        todo = [key]
+        deep = False
+        while todo:
+            nxt = []
+            for k in todo:
+                d = dist[k]
+                if d == MAX_ROUNDS:
+                    deep = True
+                    continue
+                for e in self.in_edges.get(k, []):
+                    ck = e.caller.key
+                    if ck not in dist:
+                        dist[ck] = d + 1
+                        nxt.append(ck)
+            todo = nxt
+        if not deep:
+            ctx = self.global_ctx
+        else:
+            nodes = {k: self.nodes[k] for k in dist}
+            edges = [e for e in self.edges if e.callee.key in dist and dist[e.callee.key] < MAX_ROUNDS]
+            cut = {k: (E.UNKNOWN, f"call chain longer than {MAX_ROUNDS} levels: callers of "
+                                  f"{self.nodes[k].name}() not followed", self.nodes[k].file,
+                       self.nodes[k].line, "limit")
+                   for k, d in dist.items() if d == MAX_ROUNDS}
+            ctx = self._propagate(nodes, edges, cut)
+        self._site_ctx[key] = ctx
         return ctx
 
     def chain(self, key, kind, limit=30):

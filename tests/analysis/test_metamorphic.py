@@ -1,0 +1,119 @@
+"""Issue 11: the class of a site depends only on the code that reaches it.
+
+One fixture of the pattern seen on a vendor driver (tests/fixtures/metamorphic): a site two
+levels under a work handler and under an exported caller's spinlock, a lock-select pair, a
+site under the driver's own mutex helper, and an in_interrupt() site that only
+PREDICATES=all scans. Each test changes one condition of the scan (predicates, jobs, cache,
+unrelated files, scope) and asserts that every site keeps its class and its fix."""
+
+import json
+import os
+import shutil
+
+import pytest
+
+from ajtest import FIXTURES, run_cli
+
+TREE = os.path.join(FIXTURES, "metamorphic", "tree")
+UNRELATED = os.path.join(FIXTURES, "metamorphic", "unrelated")
+EXPECTED = {
+    ("meta_do", "in_atomic"): "caller-gfp",           # work handler and spinlock: both contexts
+    ("meta_select", "in_atomic"): "atomic-proven",    # both guards of the lock-select pair
+    ("meta_locked_site", "in_atomic"): "sleepable-proven",
+    ("meta_deep0", "in_atomic"): "manual-review",     # 14 levels under its work handler
+}
+_SCANS = {}
+
+pytestmark = pytest.mark.skipif(not shutil.which("spatch"), reason="spatch not installed")
+
+
+def scan(tmp_root, name, tree=TREE, scope="drivers", predicates="in_atomic", jobs=None,
+         cache=None, no_cache=True):
+    """{(function, predicate, line): (class, fix)} of one scan, run once per test session."""
+    if name in _SCANS:
+        return _SCANS[name]
+    out = os.path.join(tmp_root, name)
+    args = ["scan", "--ksrc", tree, "--scope", scope, "--predicates", predicates,
+            "--output", out, "--keep-going"]
+    if jobs:
+        args += ["--jobs", str(jobs)]
+    if no_cache:
+        args.append("--no-cache")
+    res = run_cli(*args, env={"XDG_CACHE_HOME": cache or os.path.join(tmp_root, name + ".cache")})
+    assert res.returncode == 0, res.stderr
+    (sub,) = os.listdir(out)
+    with open(os.path.join(out, sub, "findings.json"), encoding="utf-8") as fh:
+        doc = json.load(fh)
+    got = {(f["function"], f["predicate"], f["line"]): (f["class"], f["fix"], f["file"])
+           for f in doc["findings"]}
+    _SCANS[name] = got
+    return got
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("metamorphic"))
+
+
+def meta_only(got):
+    return {k: v for k, v in got.items() if v[2].startswith("drivers/meta/")}
+
+
+def classes(got):
+    return {(fn, pred): cls for (fn, pred, _line), (cls, _fix, _f) in got.items()}
+
+
+def test_base_classes(root):
+    got = classes(scan(root, "base"))
+    for key, cls in EXPECTED.items():
+        assert got[key] == cls, (key, got)
+    assert len([k for k in scan(root, "base") if k[0] == "meta_select"]) == 2
+
+
+def test_all_predicates_keep_the_in_atomic_classes(root):
+    base = scan(root, "base")
+    wide = scan(root, "all", predicates="all")
+    assert {k: v for k, v in wide.items() if k[1] == "in_atomic"} == base
+    # the extra site all scans is there (and cannot be proven: its only caller is exported)
+    assert classes(wide)[("meta_log", "in_interrupt")] == "manual-review"
+    # the in_interrupt() site in the middle of the deep chain is proven: it is 9 levels below
+    # the handler; that its scan expands the upper levels must not prove the foot
+    assert classes(wide)[("meta_deep5", "in_interrupt")] == "sleepable-proven"
+
+
+def test_jobs_do_not_change_classes(root):
+    assert scan(root, "all-j1", predicates="all", jobs=1) == scan(root, "all-j4", predicates="all", jobs=4)
+    assert scan(root, "all-j1", predicates="all", jobs=1) == scan(root, "all", predicates="all")
+
+
+def test_cold_and_warm_cache_agree(root):
+    cache = os.path.join(root, "shared.cache")
+    cold = scan(root, "cold", predicates="all", cache=cache, no_cache=False)
+    warm = scan(root, "warm", predicates="all", cache=cache, no_cache=False)
+    assert os.path.isdir(cache)
+    assert cold == warm == scan(root, "all", predicates="all")
+
+
+@pytest.fixture(scope="module")
+def tree_with_unrelated(root):
+    """The fixture plus an unrelated driver whose static lock helper has the name of the
+    fixture's own (non-static, mutex) helper, and sites of its own."""
+    t = os.path.join(root, "tree+unrelated")
+    if not os.path.isdir(t):
+        shutil.copytree(TREE, t)
+        shutil.copytree(os.path.join(UNRELATED, "drivers", "other"), os.path.join(t, "drivers", "other"))
+    return t
+
+
+def test_unrelated_files_do_not_change_classes(root, tree_with_unrelated):
+    for pred in ("in_atomic", "all"):
+        alone = scan(root, "alone-" + pred, predicates=pred)
+        more = scan(root, "more-" + pred, tree=tree_with_unrelated, predicates=pred)
+        assert any(v[2].startswith("drivers/other/") for v in more.values())
+        assert meta_only(more) == alone
+
+
+def test_scope_of_the_driver_or_the_whole_tree(root, tree_with_unrelated):
+    driver = scan(root, "scope-driver", tree=tree_with_unrelated, scope="drivers/meta", predicates="all")
+    whole = scan(root, "scope-whole", tree=tree_with_unrelated, scope=".", predicates="all")
+    assert meta_only(whole) == driver == scan(root, "all", predicates="all")
