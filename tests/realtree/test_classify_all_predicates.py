@@ -1,5 +1,6 @@
 """PREDICATES=all on Debian's 6.1: expected classes keyed on (file, function, expression)."""
 
+import json
 import os
 import sys
 
@@ -59,3 +60,19 @@ def test_site(doc, file, function, expression, cls, reason):
 def test_some_proven(doc):
     assert sum(r["class"] in ("sleepable-proven", "atomic-proven", "caller-gfp", "caller-flag")
                for r in doc["findings"]) >= 2
+
+
+def test_in_atomic_sites_keep_their_classes_under_all(doc):
+    """Issue 11: scanning more predicates must not change the class (or fix) of any in_atomic()
+    site; the other predicates' sites only add functions to the graph."""
+    default = scan("in_atomic")
+    # by place: under all, a drm_can_sleep() call is that predicate's site, not in_atomic()'s
+    key = lambda r: (r["file"], r["function"] or r["macro"], r["line"], r["col"])  # noqa: E731
+    base = {key(r): (r["class"], r["fix"]) for r in default["findings"]}
+    wide = {}
+    for r in doc["findings"]:
+        if key(r) in base:
+            wide.setdefault(key(r), set()).add((r["class"], json.dumps(r["fix"], sort_keys=True)))
+    base = {k: {(c, json.dumps(f, sort_keys=True))} for k, (c, f) in base.items()}
+    assert set(wide) == set(base)
+    assert wide == base

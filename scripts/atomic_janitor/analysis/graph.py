@@ -22,7 +22,8 @@ TRYLOCK = "trylock"
 # What a lock helper's body must mention: a region primitive, or a call that may be
 # another helper. A definition mentioning neither cannot open or close a region, and its
 # file (often a large one) need not be parsed.
-PRIMITIVES = re.compile(r"\b(%s)\b" % "|".join(sorted(set(G.ALL_ACQ) | set(G.ALL_REL) | set(G.TRYLOCKS))))
+PRIMITIVE_NAMES = frozenset(G.ALL_ACQ) | frozenset(G.ALL_REL) | frozenset(G.TRYLOCKS)
+PRIMITIVES = re.compile(r"\b(%s)\b" % "|".join(sorted(PRIMITIVE_NAMES)))
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
@@ -42,7 +43,7 @@ def _may_open_region(body):
 
 class Node:
     __slots__ = ("key", "file", "name", "macro", "static", "line", "exported", "entries", "expanded",
-                 "params")
+                 "params", "unused")
 
     def __init__(self, file, name, macro=False, static=False, line=None, params=""):
         self.key = (file, name)
@@ -51,6 +52,7 @@ class Node:
         self.entries = []            # [(ctx, fact, file, line, kind)]
         self.expanded = False
         self.params = params
+        self.unused = False          # a macro no file of a kernel tree uses: on no path
 
 
 class Edge:
@@ -202,11 +204,15 @@ class Graph:
         for _round in range(3):
             acq, rel = {}, {}           # name -> [(file, line, family|None, static)]
             for ff in self.facts.values():
+                # The primitives' own definitions (include/linux/spinlock.h, loaded when a
+                # chain passes through it) are the region rule's business, never helpers: as
+                # helpers, spin_unlock_irqrestore() after the macro spin_lock_irqsave() would
+                # read as "releases its caller's lock".
                 for fn, (fam, at) in ff.acquires.items():
-                    if fn in ff.defs:
+                    if fn in ff.defs and fn not in PRIMITIVE_NAMES:
                         acq.setdefault(fn, []).append((ff.rel, ff.defs[fn]["line"], fam, ff.defs[fn]["static"]))
                 for fn, at in ff.releases.items():
-                    if fn in ff.defs and fn not in ff.acquires:
+                    if fn in ff.defs and fn not in ff.acquires and fn not in PRIMITIVE_NAMES:
                         rel.setdefault(fn, []).append((ff.rel, ff.defs[fn]["line"], None, ff.defs[fn]["static"]))
             for name, defs in acq.items():
                 self.helpers_acq.setdefault(name, defs[0][:3])
@@ -395,6 +401,8 @@ class Graph:
                 what, detail = classify_mention(ff, n.name, off, line, kind, ff.defs)
                 if what in ("def", "decl", "not-function"):
                     continue
+                if what == "macro-call" and detail == n.name and n.macro:
+                    continue                    # the macro's own #define line
                 found_any = True
                 if what == "export":
                     n.exported = (cf, line)
@@ -413,7 +421,12 @@ class Graph:
                 else:
                     self._registration(n, ff, what, detail, line)
         if not found_any and not n.entries:
-            self._sysfs_or_orphan(n)
+            if n.macro and self.tree.kind == "kernel":
+                # Searched for in the whole tree and used nowhere (a compat alias, say): a
+                # macro cannot be reached through a pointer, so it is on no path at all.
+                n.unused = True
+            else:
+                self._sysfs_or_orphan(n)
         if n.exported:
             return []                           # unknown callers anyway: no need to look further up
         return new
@@ -621,7 +634,7 @@ class Graph:
                 ctx[e.callee.key].setdefault(E.UNKNOWN, ("edge", e, "after-release"))
         inherit = [e for e in edges if e.inherit and e.callee.key not in cut]
         self._fixpoint(ctx, inherit)
-        empty = [k for k in sorted(ctx) if not ctx[k]]
+        empty = [k for k in sorted(ctx) if not ctx[k] and not nodes[k].unused]
         for k in empty:
             n = nodes[k]
             ctx[k][E.UNKNOWN] = ("entry", (E.UNKNOWN, f"no caller chain from an entry point reaches "
