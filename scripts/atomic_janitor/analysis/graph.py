@@ -267,17 +267,37 @@ class Graph:
         return self._irq_safe[d]
 
     # ------------------------------------------------------------ closure
+    def _reaching(self, keys):
+        """The keys and every node with a path of edges to one of them."""
+        todo = list(keys)
+        seen = set(todo)
+        while todo:
+            k = todo.pop()
+            for e in self.in_edges.get(k, []):
+                if e.caller.key not in seen:
+                    seen.add(e.caller.key)
+                    todo.append(e.caller.key)
+        return seen
+
     def build(self, start, site_callees=None):
         """start: [(file, function)]; grows the graph upward until every caller is found.
         site_callees: {file: names} whose call regions the classifier reads besides the edges."""
         self.load({f for f, _ in start})
         frontier = [self.node(f, fn) for f, fn in start]
-        # Every caller is expanded, also above a site that looks unknown already: that look
-        # can be temporary (regions and lock helpers are settled only at the end, and may turn
-        # an inheriting edge into a locked one), and a caller left unexpanded would then read
-        # as "contributes nothing" (issue 11).
+        sites = [n.key for n in frontier]
+        # A caller is left unexpanded only when every site it reaches is unknown for good: the
+        # site function itself carries an UNKNOWN entry (exported, stored at run time...),
+        # which nothing later removes, and which decides the site whatever its callers do.
+        # An unknown that reaches a site through an edge is not enough: regions and lock
+        # helpers are settled only at the end and may turn that edge into a locked one (the
+        # work handler that issue 11 saw pruned). A pruned node stays unexpanded, which
+        # _propagate reads as unknown, never as "contributes nothing".
         for _round in range(MAX_ROUNDS + 1):
             frontier = [n for n in frontier if not n.expanded]
+            if _round:
+                useful = self._reaching(k for k in sites
+                                        if not any(ent[0] == E.UNKNOWN for ent in self.nodes[k].entries))
+                frontier = [n for n in frontier if n.key in useful]
             if _round == MAX_ROUNDS:
                 for n in frontier:
                     n.expanded = True
@@ -549,7 +569,15 @@ class Graph:
                 cands.setdefault(c.callee, set()).add(ff.rel)
         if not cands:
             return
-        files = [f for f in self.pre.files_with(sorted(cands)) if f.endswith((".c", ".h")) and f not in self.facts]
+        # Only where a definition could be visible to one of its callers (_helper_visible).
+        roots = {_driver_root(u, self.tree.kind) for us in cands.values() for u in us}
+        dirs = {os.path.dirname(u) for us in cands.values() for u in us}
+
+        def near(f):
+            return (f.startswith("include/") and f.endswith(".h")) or os.path.dirname(f) in dirs \
+                or "" in roots or any(f.startswith(r + "/") for r in roots)
+        files = [f for f in self.pre.files_with(sorted(cands))
+                 if f.endswith((".c", ".h")) and f not in self.facts and near(f)]
         # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
         defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % "|".join(sorted(map(re.escape, cands))),
                            re.M)
