@@ -117,3 +117,47 @@ def test_scope_of_the_driver_or_the_whole_tree(root, tree_with_unrelated):
     driver = scan(root, "scope-driver", tree=tree_with_unrelated, scope="drivers/meta", predicates="all")
     whole = scan(root, "scope-whole", tree=tree_with_unrelated, scope=".", predicates="all")
     assert meta_only(whole) == driver == scan(root, "all", predicates="all")
+
+
+@pytest.fixture(scope="module")
+def kernel_tree(root):
+    """The fixture as a whole kernel tree (top Makefile with a version, Kconfig), with an
+    in-tree caller of the exported meta_api(): a work handler."""
+    t = os.path.join(root, "kernel-tree")
+    if not os.path.isdir(t):
+        shutil.copytree(TREE, t)
+        with open(os.path.join(t, "Makefile"), "w") as fh:
+            fh.write("VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\nEXTRAVERSION =\n")
+        with open(os.path.join(t, "Kconfig"), "w") as fh:
+            fh.write("mainmenu \"fixture\"\n")
+        with open(os.path.join(t, "drivers", "meta", "meta_user.c"), "w") as fh:
+            fh.write('// SPDX-License-Identifier: GPL-2.0\n#include "meta.h"\n\n'
+                     "static struct work_struct meta_user_work;\n\n"
+                     "static void meta_user_fn(struct work_struct *w)\n{\n\tmeta_api(NULL);\n}\n\n"
+                     "void meta_user_init(void)\n{\n\tINIT_WORK(&meta_user_work, meta_user_fn);\n}\n")
+    return t
+
+
+def test_exported_symbol_policy_differs_by_tree_kind(root, kernel_tree):
+    """Module directory: an exported function's callers are unknown. Whole kernel tree: its
+    in-tree callers are its callers, and the evidence says so."""
+    module = os.path.join(root, "module-tree")
+    if not os.path.isdir(module):
+        shutil.copytree(kernel_tree, module)
+        os.remove(os.path.join(module, "Kconfig"))
+    mod = scan(root, "module-dir", tree=module, predicates="all")
+    assert classes(mod)[("meta_log", "in_interrupt")] == "manual-review"
+    res = run_cli("scan", "--ksrc", kernel_tree, "--scope", "drivers", "--predicates", "all",
+                  "--output", os.path.join(root, "kernel-out"), "--keep-going", "--no-cache",
+                  env={"XDG_CACHE_HOME": os.path.join(root, "kernel-out.cache")})
+    assert res.returncode == 0, res.stderr
+    (sub,) = os.listdir(os.path.join(root, "kernel-out"))
+    with open(os.path.join(root, "kernel-out", sub, "findings.json"), encoding="utf-8") as fh:
+        doc = json.load(fh)
+    assert doc["tree"]["kind"] == "kernel"
+    log = next(f for f in doc["findings"] if f["function"] == "meta_log")
+    assert log["class"] == "sleepable-proven", log["reason"]
+    assert any(e["kind"] == "policy" and "all in-tree callers" in e["fact"] for e in log["evidence"])
+    # meta_do is reached through the same export and keeps both contexts
+    do = next(f for f in doc["findings"] if f["function"] == "meta_do")
+    assert do["class"] == "caller-gfp"

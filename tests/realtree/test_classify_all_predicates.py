@@ -33,8 +33,10 @@ EXPECTED = [
     ("drivers/staging/rtl8723bs/os_dep/osdep_service.c", "_rtw_malloc", "in_interrupt()", "manual-review", ""),
     ("sound/isa/gus/gus_reset.c", "snd_gf1_stop_voices", None, "manual-review", "PCM trigger"),
     ("drivers/gpu/drm/nouveau/nouveau_fbcon.c", "nouveau_fbcon_fillrect", None, "manual-review", "console"),
-    ("drivers/xen/grant-table.c", "gnttab_add_deferred", None, "manual-review", "exported symbol"),
-    ("sound/core/seq/seq_clientmgr.c", "snd_seq_create_kernel_client", None, "manual-review", "exported symbol"),
+    # exported: the in-tree callers are followed (whole kernel tree) and end at unknowns
+    ("drivers/xen/grant-table.c", "gnttab_add_deferred", None, "manual-review", "no caller or registration"),
+    ("sound/core/seq/seq_clientmgr.c", "snd_seq_create_kernel_client", None, "manual-review",
+     "callback initialiser .probe"),
     ("drivers/net/macvlan.c", "macvlan_start_xmit", None, "manual-review", "narrower question"),
     ("drivers/dma/sh/shdmac.c", "sh_dmae_nmi_handler", None, "manual-review", "in_nmi()"),
     ("drivers/dma-buf/dma-fence.c", "dma_fence_begin_signalling", None, "manual-review", "debug-only"),

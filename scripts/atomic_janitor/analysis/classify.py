@@ -53,6 +53,8 @@ def _site_call(ff, rec):
 
 
 def _base(rec, cls, conf, reason, evidence, fix=None):
+    # One line of text: reasons quote source (initialisers, conditions) with tabs and newlines.
+    reason = " ".join(reason.split()) if reason else reason
     rec["class"], rec["confidence"], rec["reason"], rec["evidence"], rec["fix"] = cls, conf, reason, evidence, fix
 
 
@@ -125,6 +127,12 @@ def classify_one(g, rec, scope_all):
             evidence.append(_src(g, ev))
     if len(kinds) == 1 and set(kinds) <= {E.ATOMIC, E.SLEEPABLE} and inherit and not atomic_here:
         evidence += [_src(g, ev) for ev in _other_callers(g, key, set(kinds).pop(), evidence)]
+    if inherit:
+        for name, f, line in g.exported_above(key)[:MAX_OTHER_CALLERS]:
+            evidence.append(_src(g, {"file": f, "line": line, "function": name, "kind": "policy",
+                                     "fact": f"{name}() is exported: all in-tree callers are followed "
+                                             "(whole kernel tree); callers in out-of-tree modules are not "
+                                             "seen"}))
     evidence.append(_src(g, dict(site_ev)))
     if E.UNKNOWN in kinds:
         block = kinds[E.UNKNOWN][0] if kinds[E.UNKNOWN] else {}

@@ -256,18 +256,38 @@ def _initialiser(text, i):
     return (None, field)
 
 
+_WORD = re.compile(r"[A-Za-z_]\w*")
+# A file asked about this many names gets a word index: one pass over its text instead of
+# one regex scan a name (the call graph asks a large header about hundreds of names).
+INDEX_AFTER = 4
+
+
+def _offsets(ff, name):
+    text = ff.text
+    idx = getattr(ff, "_word_index", None)
+    if idx is None:
+        ff._asked = getattr(ff, "_asked", 0) + 1
+        if ff._asked < INDEX_AFTER:
+            if name not in text:
+                return []
+            return [m.start() for m in re.finditer(r"\b%s\b" % re.escape(name), text)]
+        idx = {}
+        for m in _WORD.finditer(text):
+            idx.setdefault(m.group(), []).append(m.start())
+        ff._word_index = idx
+    return idx.get(name, [])
+
+
 def textual_mentions(ff, name):
     """[(offset, line, 'call'|'ref')] for whole-word mentions of name in code (not comments)."""
     out = []
     text = ff.text
-    if name not in text:
-        return out
-    for m in re.finditer(r"\b%s\b" % re.escape(name), text):
-        j = m.end()
+    for start in _offsets(ff, name):
+        j = start + len(name)
         while j < len(text) and text[j] in " \t\n\\":
             j += 1
         kind = "call" if j < len(text) and text[j] == "(" else "ref"
-        out.append((m.start(), ff.line_of(m.start()), kind))
+        out.append((start, ff.line_of(start), kind))
     return out
 
 

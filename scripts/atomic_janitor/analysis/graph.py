@@ -11,7 +11,8 @@ from . import gen_facts_rule as G
 from .callback_docs import CallbackDocs
 from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
-MAX_NODES = 4000
+MAX_NODES = 60000           # whole graph: a safety net against runaway growth only
+MAX_SITE_NODES = 4000      # functions above one site; more is unknown (site_ctx)
 MAX_ROUNDS = 12            # caller levels above a site; deeper chains end as unknown
 MAX_CALLER_FILES = 40      # a function called from more files than this is treated as unknown
 HELPER_NAME = re.compile(r"lock|critical|irq|enter|exit|acquire|release|disable|enable|save|restore|_bh|"
@@ -117,6 +118,7 @@ class Graph:
         self._mention_facts = {}
         self.docs = CallbackDocs(self.root, pre)
         self._pending_docs = []
+        self._too_large = set()
 
     # ------------------------------------------------------------ facts
     def _lines(self, rel):
@@ -183,18 +185,16 @@ class Graph:
         """Can a call in `user` mean the helper `name` defined in `hfile`? Only a definition
         that a scan of `user`'s own functions would load counts, so that a helper's effect
         never depends on which other files the scan happened to load: the same file, or
-        (for a lock-helper name) a header under include/ or the driver's directory, or a
-        non-static definition in the driver's directory. A static helper of another driver
-        with the same name is a different function."""
+        (for a lock-helper name) a header or a non-static definition in the driver's
+        directory. A static helper of another driver with the same name is a different
+        function; the kernel's own wrappers in include/ are the region rule's primitives."""
         if hfile == user:
             return True
-        if not HELPER_NAME.search(name):
+        if not HELPER_NAME.search(name) or name in PRIMITIVE_NAMES:
             return False
         root = _driver_root(user, self.tree.kind)
         near = root == "" or hfile.startswith(root + "/") or os.path.dirname(hfile) == os.path.dirname(user)
-        if hfile.endswith(".h"):
-            return near or hfile.startswith("include/")
-        return near and not static
+        return near and (hfile.endswith(".h") or not static)
 
     def helpers(self):
         """Lock helpers: functions that return with a region open / close one they did not open.
@@ -267,11 +267,24 @@ class Graph:
         return self._irq_safe[d]
 
     # ------------------------------------------------------------ closure
-    def _reaching(self, keys):
-        """The keys and every node with a path of edges to one of them."""
+    def _unknown_for_good(self, key):
+        """Nothing found later can prove this site: its function carries an UNKNOWN entry, or
+        more functions than MAX_SITE_NODES lie above it already (site_ctx makes it unknown,
+        and a scan of this site alone would find at least as many)."""
+        if any(ent[0] == E.UNKNOWN for ent in self.nodes[key].entries):
+            return True
+        if key in self._too_large:
+            return True
+        if len(self._reaching([key], MAX_SITE_NODES + 1)) > MAX_SITE_NODES:
+            self._too_large.add(key)
+            return True
+        return False
+
+    def _reaching(self, keys, limit=None):
+        """The keys and every node with a path of edges to one of them (or the first `limit`)."""
         todo = list(keys)
         seen = set(todo)
-        while todo:
+        while todo and (limit is None or len(seen) < limit):
             k = todo.pop()
             for e in self.in_edges.get(k, []):
                 if e.caller.key not in seen:
@@ -295,8 +308,7 @@ class Graph:
         for _round in range(MAX_ROUNDS + 1):
             frontier = [n for n in frontier if not n.expanded]
             if _round:
-                useful = self._reaching(k for k in sites
-                                        if not any(ent[0] == E.UNKNOWN for ent in self.nodes[k].entries))
+                useful = self._reaching(k for k in sites if not self._unknown_for_good(k))
                 frontier = [n for n in frontier if n.key in useful]
             if _round == MAX_ROUNDS:
                 for n in frontier:
@@ -340,7 +352,9 @@ class Graph:
         self._recompute_edges()
 
     def _exported(self, n):
-        """EXPORT_SYMBOL*(name) next to the definition: callers are unknown, stop here."""
+        """EXPORT_SYMBOL*(name) next to the definition. In a whole kernel tree the in-tree
+        callers are all the callers (the policy the evidence states); in a module directory
+        the callers are unknown, and the walk stops here."""
         ff = self.facts.get(n.file)
         if ff is None or n.macro:
             return False
@@ -349,6 +363,8 @@ class Graph:
             return False
         line = ff.line_of(m.start())
         n.exported = (n.file, line)
+        if self.tree.kind == "kernel":
+            return False                # every caller of a kernel tree's export is in the tree
         n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() (callers outside the tree)", n.file, line,
                           "exported"))
         return True
@@ -426,8 +442,9 @@ class Graph:
                 found_any = True
                 if what == "export":
                     n.exported = (cf, line)
-                    n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() (callers outside the tree)",
-                                      cf, line, "exported"))
+                    if self.tree.kind != "kernel":
+                        n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() (callers outside the tree)",
+                                          cf, line, "exported"))
                 elif what == "macro-call":
                     m = self.node(cf, detail, macro=True)
                     e = Edge(m, n, cf, line)
@@ -440,14 +457,17 @@ class Graph:
                                       "unparsed"))
                 else:
                     self._registration(n, ff, what, detail, line)
-        if not found_any and not n.entries:
+        if n.exported and self.tree.kind == "kernel" and not self.in_edges.get(n.key) and not n.entries:
+            n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
+                              "outside it can call it)", n.exported[0], n.exported[1], "exported"))
+        elif not found_any and not n.entries:
             if n.macro and self.tree.kind == "kernel":
                 # Searched for in the whole tree and used nowhere (a compat alias, say): a
                 # macro cannot be reached through a pointer, so it is on no path at all.
                 n.unused = True
             else:
                 self._sysfs_or_orphan(n)
-        if n.exported:
+        if n.exported and self.tree.kind != "kernel":
             return []                           # unknown callers anyway: no need to look further up
         return new
 
@@ -552,7 +572,7 @@ class Graph:
 
     def _find_helper_defs(self):
         """Load the files defining driver lock helpers the graph's functions call. Each calling
-        file is searched for from its own driver directory and include/ (_helper_visible), so
+        file is searched for from its own driver directory (_helper_visible), so
         what a file's calls mean does not depend on the other files of the scan."""
         graph_funcs = {(n.file, n.name) for n in self.nodes.values()}
         defs = {}
@@ -562,39 +582,38 @@ class Graph:
         cands = {}                       # helper name -> driver roots to search
         for ff in self.facts.values():
             for c in ff.calls.values():
-                if (ff.rel, c.func) not in graph_funcs or not HELPER_NAME.search(c.callee):
+                if (ff.rel, c.func) not in graph_funcs or not HELPER_NAME.search(c.callee) \
+                        or c.callee in PRIMITIVE_NAMES:
                     continue
                 if any(self._helper_visible(ff.rel, f, st, c.callee) for f, st in defs.get(c.callee, [])):
                     continue
                 cands.setdefault(c.callee, set()).add(ff.rel)
         if not cands:
             return
-        # Only where a definition could be visible to one of its callers (_helper_visible).
-        roots = {_driver_root(u, self.tree.kind) for us in cands.values() for u in us}
-        dirs = {os.path.dirname(u) for us in cands.values() for u in us}
-
-        def near(f):
-            return (f.startswith("include/") and f.endswith(".h")) or os.path.dirname(f) in dirs \
-                or "" in roots or any(f.startswith(r + "/") for r in roots)
-        files = [f for f in self.pre.files_with(sorted(cands))
-                 if f.endswith((".c", ".h")) and f not in self.facts and near(f)]
-        # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
-        defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % "|".join(sorted(map(re.escape, cands))),
-                           re.M)
+        # Only where a definition could be visible to one of its callers (_helper_visible),
+        # and per file only the names it mentions whose callers could see it there.
+        self.pre.files_with(sorted(cands))
+        per_file = {}
+        for name, users in cands.items():
+            roots = tuple(sorted({_driver_root(u, self.tree.kind) + "/" for u in users}))
+            dirs = {os.path.dirname(u) for u in users}
+            for f in self.pre.files_with([name]):
+                # _helper_visible(u, f, False, name) for some user u, without the call a pair
+                if f.endswith((".c", ".h")) and f not in self.facts \
+                        and ("/" in roots or f.startswith(roots) or os.path.dirname(f) in dirs):
+                    per_file.setdefault(f, set()).add(name)
         keep = []
-        for f in files:
+        for f in sorted(per_file):
             try:
                 with open(os.path.join(self.root, f), encoding="utf-8", errors="replace") as fh:
                     text = fh.read()
             except OSError:
                 continue
-            for m in defre.finditer(text):
-                users = cands[m.group(1)]
-                # static-ness is settled when the file is parsed; here only where it may be seen
-                if any(self._helper_visible(u, f, False, m.group(1)) for u in users) \
-                        and _may_open_region(_body_after(text, m.end())):
-                    keep.append(f)
-                    break
+            # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
+            defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % "|".join(sorted(map(re.escape, per_file[f]))),
+                               re.M)
+            if any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)):
+                keep.append(f)
         self.load(keep)
 
     def _recompute_edges(self):
@@ -684,6 +703,14 @@ class Graph:
                         dst[kind] = ("edge", e, "inherit")
                         changed = True
 
+    def exported_above(self, key):
+        """Exported functions on the paths to `key` whose callers were followed because the
+        tree is a whole kernel tree: [(name, file, line)]."""
+        if self.tree.kind != "kernel":
+            return []
+        return sorted((self.nodes[k].name, *self.nodes[k].exported) for k in self._reaching([key])
+                      if self.nodes[k].exported)
+
     def site_ctx(self, key):
         """The context as a scan that started at this one site would see it, so that a site's
         class never depends on the other sites of the scan. The graph grows from all sites at
@@ -696,7 +723,7 @@ class Graph:
         dist = {key: 0}
         todo = [key]
         deep = False
-        while todo:
+        while todo and len(dist) <= MAX_SITE_NODES:
             nxt = []
             for k in todo:
                 d = dist[k]
@@ -709,7 +736,14 @@ class Graph:
                         dist[ck] = d + 1
                         nxt.append(ck)
             todo = nxt
-        if not deep:
+        if len(dist) > MAX_SITE_NODES:
+            # Judged on its own graph, not cut wherever the whole scan happened to stop.
+            n = self.nodes[key]
+            ent = (E.UNKNOWN, f"more than {MAX_SITE_NODES} functions above {n.name}(): call graph too large "
+                              "to follow", n.file, n.line, "limit")
+            ctx = {k: dict(v) for k, v in self.global_ctx.items()}
+            ctx[key] = {E.UNKNOWN: ("entry", ent)}
+        elif not deep:
             ctx = self.global_ctx
         else:
             nodes = {k: self.nodes[k] for k in dist}

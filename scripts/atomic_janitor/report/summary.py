@@ -28,7 +28,10 @@ def render(doc):
     out = [f"atomic-janitor scan of {tree['name']}" + (f" ({tree['version']})" if tree["version"] else ""),
            f"predicates: {', '.join(doc['predicates'])}; scope: {' '.join(doc['scope'])}",
            f"{len(recs)} finding(s), {len(doc['wrappers'])} wrapper(s), "
-           f"{len(doc['not_analysed'])} not analysed", ""]
+           f"{len(doc['not_analysed'])} not analysed",
+           "exported symbols: " + ("their in-tree callers are all the callers (whole kernel tree)"
+                                   if tree["kind"] == "kernel" else
+                                   "callers unknown (module directory: callers may be outside it)"), ""]
     for rec in recs:
         out.append(f"{rec['file']}:{rec['line']}:{rec['col']}-{rec['colend']}: {message(rec)}")
     if recs:

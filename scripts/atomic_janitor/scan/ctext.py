@@ -23,7 +23,7 @@ def blank(text):
 
 
 _MEMO = collections.OrderedDict()
-_MEMO_SIZE = 256
+_MEMO_SIZE = 2048
 
 
 def _memo(kind, lines, compute):
