@@ -8,7 +8,11 @@ UPSTREAM ?=
 PATCHDIR ?=
 
 AJ_PATCHES := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m atomic_janitor.patches
-AJ_PATCHES_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(PREDICATES),--predicates "$(PREDICATES)") \
+# PREDICATES and SCOPE only when the user gives them (then they are checked against the
+# scan); otherwise the scan's own, read from findings.json, as is the tree of the last scan.
+given = $(filter command line environment,$(origin $(1)))
+AJ_PATCHES_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") \
+	$(if $(call given,PREDICATES),--predicates "$(PREDICATES)") \
 	$(if $(SCOPE),--scope "$(SCOPE)") $(if $(O),--reports "$(O)") \
 	$(if $(PATCHDIR),--output "$(PATCHDIR)") $(if $(FROM),--from "$(FROM)") \
 	$(if $(SIGNOFF),--signoff "$(SIGNOFF)") $(if $(UPSTREAM),--upstream "$(UPSTREAM)")

@@ -1,11 +1,13 @@
 """`make patches`: python3 -m atomic_janitor.patches [options]."""
 
 import argparse
+import hashlib
 import os
+import subprocess
 import sys
 import time
 
-from .. import tree as treemod
+from .. import lastscan, tree as treemod
 from ..errors import JanitorError, report
 from . import series
 
@@ -50,15 +52,59 @@ def _check_args(doc, args, path):
                                "run `make scan` with this SCOPE first")
 
 
+def _changed_files(tree, doc):
+    """Files the scan fingerprinted that differ now (or are gone)."""
+    out = []
+    for rel, sha in sorted((doc.get("files") or {}).items()):
+        try:
+            with open(os.path.join(tree.root, rel), "rb") as fh:
+                now = hashlib.sha256(fh.read()).hexdigest()
+        except OSError:
+            now = None
+        if now != sha:
+            out.append(rel)
+    return out
+
+
+def _rescan(tree, doc, reports, changed):
+    """The tree changed since the scan: scan it again, with the scan's own predicates and
+    scope (through the scan's command line: patches never imports the scan stage)."""
+    print(f"atomic-janitor: {len(changed)} file(s) changed since the scan ({changed[0]}"
+          f"{', ...' if len(changed) > 1 else ''}): scanning {tree.name} again", file=sys.stderr)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "scripts"))
+    # the default scope names directories a tree may lack; they held nothing then either
+    scope = [d for d in doc["scope"] if os.path.exists(os.path.join(tree.root, d))] or doc["scope"]
+    argv = [sys.executable, "-m", "atomic_janitor", "scan", "--ksrc", tree.root,
+            "--scope", " ".join(scope), "--predicates", ",".join(doc["predicates"]),
+            "--output", reports, "--keep-going"]
+    res = subprocess.run(argv, env=env, check=False)
+    if res.returncode != 0:
+        raise JanitorError(f"the new scan of {tree.name} failed (exit {res.returncode})",
+                           "run `make scan` with the same variables and read its message")
+
+
 def run(args):
     t0 = time.monotonic()
-    tree = treemod.resolve(args.ksrc)
     reports = os.path.abspath(args.reports or os.path.join(REPO, "reports"))
+    ksrc = args.ksrc
+    if ksrc is None and args.findings is None:
+        last = lastscan.read(reports)
+        ksrc = last["ksrc"] if last else None      # the tree `make scan` just read
+    tree = treemod.resolve(ksrc)
     path = os.path.abspath(args.findings or os.path.join(reports, tree.name, "findings.json"))
     doc = series.load_findings(path)
     _check_args(doc, args, path)
     if doc["tree"].get("name") != tree.name:
         raise JanitorError(f"{path} is for tree {doc['tree'].get('name')}, not {tree.name}")
+    changed = _changed_files(tree, doc) if args.findings is None else []
+    if changed:
+        _rescan(tree, doc, reports, changed)
+        doc = series.load_findings(path)
+    if not lastscan.patchable(doc):
+        # No empty "[PATCH 0/0]": say why, and leave any earlier series as it was.
+        print(f"atomic-janitor: {tree.name}: no series written: "
+              f"{lastscan.class_line(doc, os.path.dirname(path))}")
+        return 0
     upstream = treemod.resolve(args.upstream) if args.upstream else None
     out = os.path.abspath(args.output or os.path.join(REPO, "patches-generated"))
     res = series.build(tree, doc, path, out, os.path.join(reports, tree.name), from_=args.from_,

@@ -3,7 +3,7 @@
 import os
 import time
 
-from .. import cache, findings, prefilter, tree as treemod
+from .. import cache, findings, lastscan, prefilter, tree as treemod
 from ..atomicio import replace_dir, staging_dir, write_json
 from ..errors import IncompleteScan, JanitorError
 from ..report import render_all
@@ -101,6 +101,14 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     if doc["not_analysed"]:
         log(f"  not analysed: {len(doc['not_analysed'])} (see summary.txt)")
     log(f"  reports: {os.path.relpath(final)}/")
+    if classify:
+        by_class = {}
+        for r in doc["findings"]:
+            by_class[r["class"]] = by_class.get(r["class"], 0) + 1
+        for cls, cnt in sorted(by_class.items()):
+            log(f"  {cls}: {cnt}")
+        log("  " + lastscan.class_line(doc, final))
+    lastscan.write(out_root, tree.root, tree.name)
     if doc["not_analysed"] and not keep_going:
         raise IncompleteScan(f"scan incomplete: {len(doc['not_analysed'])} file(s)/site(s) not analysed",
                              f"listed in {os.path.relpath(final)}/summary.txt; KEEP_GOING=1 accepts this",
