@@ -78,3 +78,19 @@ def test_in_atomic_sites_keep_their_classes_under_all(doc):
     base = {k: {(c, json.dumps(f, sort_keys=True))} for k, (c, f) in base.items()}
     assert set(wide) == set(base)
     assert wide == base
+
+
+def test_all_predicates_scan_needs_no_keep_going(tmp_path):
+    """Issue 14: the tracepoint header outside the scope and the trace event definition in
+    sound/firewire are listed, but do not fail the scan."""
+    import subprocess
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
+    res = subprocess.run([sys.executable, "-m", "atomic_janitor", "scan", "--predicates", "all",
+                          "--output", str(tmp_path), "--format", "json"],
+                         env=env, capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "0 of them in the scope" in res.stdout
+    with open(tmp_path / "linux-source-6.1" / "findings.json", encoding="utf-8") as fh:
+        doc = json.load(fh)
+    reasons = {d["file"]: d["reason"] for d in doc["not_analysed"]}
+    assert reasons["sound/firewire/amdtp-stream-trace.h"].startswith("in a trace event definition")

@@ -16,6 +16,23 @@ from .family import FAMILY, KNOWN_WRAPPERS, is_definition
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "in_atomic.cocci")
 MAX_ROUNDS = 8
+TRACE_EVENT_REASON = "in a trace event definition"
+_EVENT = re.compile(r"^\s*(TRACE_EVENT\w*|DECLARE_EVENT_CLASS|DEFINE_EVENT\w*)\s*\(", re.M)
+
+
+def trace_event_at(text, line):
+    """The TRACE_EVENT-family invocation around `line` (1-based) of `text`, or None: the
+    tracepoint headers spatch cannot parse; what is computed there goes into the trace."""
+    off = 0
+    for _ in range(line - 1):
+        off = text.find("\n", off) + 1
+    found = None
+    for m in _EVENT.finditer(text, 0, off + 1):
+        found = m
+    if found is None:
+        return None
+    end = ctext.matching(text, found.end() - 1, "(", ")")
+    return found.group(1) if found.start() <= off <= end else None
 
 
 @dataclass
@@ -206,13 +223,20 @@ def detect(tree, scope, base_predicates, prefilter, fingerprints, store, jobs):
             not_analysed.append({"file": rel, "line": None, "reason": f"unreadable: {exc.strerror}"})
             continue
         seen = {(u.line, u.called) for (f, _l, _c), u in all_uses.items() if f == rel}
-        for line, _col, name in ctext.textual_calls(ctext.blank(text), list(names)):
+        blanked = ctext.blank(text)
+        for line, _col, name in ctext.textual_calls(blanked, list(names)):
             if (line, name) in seen:
                 continue
             m = ctext.macro_at(files.lines(rel), line)
             if is_definition(m[0] if m else None, name):
                 continue
             if m and m[0] in assert_macros:
+                continue
+            event = trace_event_at(blanked, line)
+            if event:
+                not_analysed.append({"file": rel, "line": line,
+                                     "reason": f"{TRACE_EVENT_REASON} {event}(): {name}() is recorded into the "
+                                               "trace, it decides nothing"})
                 continue
             not_analysed.append({"file": rel, "line": line,
                                  "reason": f"textual call of {name}() that spatch did not match (unparsed code?)"})

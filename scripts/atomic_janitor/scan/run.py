@@ -50,6 +50,18 @@ def parse_predicates(spec):
                            f"use names from: {', '.join(family.FAMILY)}, or 'all'") from None
 
 
+def blocking_not_analysed(doc, scope):
+    """What KEEP_GOING is for: in-scope code the scan could not read. A header outside the
+    scope (a tracepoint header, say) only leaves the sites that depend on it unknown, and a
+    trace event definition records the context, it decides nothing: both are listed in
+    summary.txt and never fail the scan."""
+    def in_scope(rel):
+        return any(s in (".", "./") or rel == s.rstrip("/") or rel.startswith(s.rstrip("/") + "/")
+                   for s in scope)
+    return [d for d in doc["not_analysed"]
+            if in_scope(d["file"]) and not d["reason"].startswith(detect.TRACE_EVENT_REASON)]
+
+
 def output_dir(out_root, tree):
     return os.path.join(out_root, tree.name)
 
@@ -98,8 +110,10 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         by_form[r["form"]] = by_form.get(r["form"], 0) + 1
     if by_form:
         log("  by form: " + ", ".join(f"{k} {v}" for k, v in sorted(by_form.items())))
+    blocking = blocking_not_analysed(doc, scope)
     if doc["not_analysed"]:
-        log(f"  not analysed: {len(doc['not_analysed'])} (see summary.txt)")
+        log(f"  not analysed: {len(doc['not_analysed'])}, {len(blocking)} of them in the scope "
+            "(see summary.txt)")
     log(f"  reports: {os.path.relpath(final)}/")
     if classify:
         by_class = {}
@@ -109,8 +123,8 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
             log(f"  {cls}: {cnt}")
         log("  " + lastscan.class_line(doc, final))
     lastscan.write(out_root, tree.root, tree.name)
-    if doc["not_analysed"] and not keep_going:
-        raise IncompleteScan(f"scan incomplete: {len(doc['not_analysed'])} file(s)/site(s) not analysed",
+    if blocking and not keep_going:
+        raise IncompleteScan(f"scan incomplete: {len(blocking)} file(s)/site(s) in the scope not analysed",
                              f"listed in {os.path.relpath(final)}/summary.txt; KEEP_GOING=1 accepts this",
                              status=3)
     return doc
