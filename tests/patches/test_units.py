@@ -102,8 +102,13 @@ def _assert_site(with_, callee="WARN_ON_ONCE", expr="!irqs_disabled()", pred="ir
 def test_same_condition_assertion_says_what_changes_and_needs_no_chain():
     text = message.body([_assert_site("lockdep_assert_irqs_disabled()")])
     flat = " ".join(text.split())
-    assert "compiled out on kernels without CONFIG_PROVE_LOCKING" in flat
-    assert "Unlike WARN_ON_ONCE()" in flat
+    assert "Use lockdep_assert_irqs_disabled() in foo_irq() instead of the open-coded " \
+        "`WARN_ON_ONCE(!irqs_disabled())`" in flat
+    # what the swap changes, said once each (include/linux/lockdep.h in 6.1)
+    assert "runs only on kernels with CONFIG_PROVE_LOCKING and is silent otherwise" in flat
+    assert "it warns once, as WARN_ON_ONCE() did" in flat
+    assert "stops checking after lockdep has reported its first problem" in flat
+    assert "PREEMPT_RT" in flat and "costs nothing in production builds" in flat
     assert "How the context was established" not in text
     assert "No calling context had to be established" in flat
     assert "cannot tell whether the code may sleep" not in flat     # not a sleep question
@@ -114,3 +119,23 @@ def test_might_sleep_assertion_keeps_its_chain_and_why():
     text = message.body([site])
     assert "How the context was established:" in text
     assert "CONFIG_PREEMPT_COUNT" in text
+
+
+def test_assertion_swap_names_how_the_old_check_reported_and_its_subject():
+    site = _assert_site("lockdep_assert_irqs_disabled()", callee="WARN_ON")
+    flat = " ".join(message.body([site]).split())
+    assert "it warns once per call site, where WARN_ON() warned every time" in flat
+    pre = _assert_site("lockdep_assert_preemption_disabled()", callee="WARN_ON", expr="preemptible()",
+                       pred="preemptible")
+    assert "CONFIG_PROVE_LOCKING and CONFIG_PREEMPT_COUNT" in " ".join(message.body([pre]).split())
+    assert message.subject("scsi: core", [site]) == "scsi: core: Use lockdep_assert_irqs_disabled()"
+    assert message.subject("x", [site, pre]).startswith("x: Replace ")
+
+
+def test_same_swap_in_two_functions_is_argued_once():
+    a = _assert_site("lockdep_assert_irqs_enabled()", expr="irqs_disabled()")
+    b = _assert_site("lockdep_assert_irqs_enabled()", expr="irqs_disabled()")
+    b["finding"]["fix"]["params"]["function"] = b["finding"]["function"] = "bar_release"
+    flat = " ".join(message.body([a, b]).split())
+    assert "in foo_irq() and bar_release() instead of" in flat
+    assert flat.count("costs nothing in production builds") == 1

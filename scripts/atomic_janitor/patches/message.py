@@ -111,15 +111,36 @@ def what(site):
         if w.startswith("might_sleep"):
             return (f"Replace the `{expr}` assertion in {fn}() with {w}, which states the same "
                     f"invariant and is checked on every configuration with CONFIG_DEBUG_ATOMIC_SLEEP.")
-        check = (f.get("form_detail") or {}).get("callee") or "WARN_ON"
-        return (f"Replace the open-coded `{expr}` assertion in {fn}() with {w}, which checks "
-                f"the same condition against lockdep's own tracking of the interrupt and "
-                f"preemption state. Unlike {check}(), it is compiled out on kernels without "
-                f"CONFIG_PROVE_LOCKING: production kernels no longer carry the test.")
+        return _lockdep_paragraph(fn + "()", expr, w, (f.get("form_detail") or {}).get("callee") or "WARN_ON")
     if s == "condition":
         return (f"Replace `{expr}` in {fn}() with `{p['condition']}`, the condition the "
                 f"code actually means.")
     return f"Fix the use of {called} in {fn}()."
+
+
+# How often the replaced check reported (include/asm-generic/bug.h), against lockdep's
+# assertions, which are WARN_ON_ONCE() (include/linux/lockdep.h).
+_OLD_REPORTS = {"WARN_ON": "warned every time", "WARN": "warned every time",
+                "WARN_ON_ONCE": None, "WARN_ONCE": None, "BUG_ON": "stopped the kernel",
+                "BUG": "stopped the kernel"}
+
+
+def _lockdep_paragraph(fns, expr, w, check):
+    """What an assertion swap changes, said in one paragraph (issue 13), for the functions
+    `fns` ("a() and b()"): the facts are those of 6.1's include/linux/lockdep.h."""
+    name = w.rstrip("()")
+    gates = "CONFIG_PROVE_LOCKING"
+    if name.startswith("lockdep_assert_preemption"):
+        gates += " and CONFIG_PREEMPT_COUNT"
+    old = _OLD_REPORTS.get(check, f"reported as {check}() does")
+    once = (f"it warns once per call site, where {check}() {old}" if old
+            else f"it warns once, as {check}() did")
+    return (f"Use {w} in {fns} instead of the open-coded `{check}({expr})`. It tests the "
+            f"same condition against lockdep's tracking of the irq state (the view lockdep "
+            f"keeps on every configuration, PREEMPT_RT included) and costs nothing in "
+            f"production builds. What changes: the check now runs only on kernels with "
+            f"{gates} and is silent otherwise, {once}, and it stops checking after lockdep "
+            f"has reported its first problem.")
 
 
 def condition_why(cond):
@@ -183,7 +204,23 @@ def _same_condition(site):
 
 def body(sites, verify_patch=None, signoff=None):
     """The commit message body (without the Subject line)."""
-    paras = [fill(what(s)) for s in sites]
+    paras = []
+    swaps = {}          # one paragraph for the same swap in several functions
+    for s in sites:
+        if _same_condition(s):
+            f = s["finding"]
+            key = (f["fix"]["params"]["with"], (f.get("form_detail") or {}).get("callee") or "WARN_ON",
+                   f["expression"])
+            fn = f["fix"]["params"].get("function") or f["function"]
+            if key not in swaps:
+                swaps[key] = [fn]
+                paras.append(key)
+            elif fn not in swaps[key]:
+                swaps[key].append(fn)
+        else:
+            paras.append(fill(what(s)))
+    paras = [fill(_lockdep_paragraph(_join([f + "()" for f in swaps[p]]), p[2], p[0], p[1]))
+             if isinstance(p, tuple) else p for p in paras]
     # A defined condition gets its own why below; a same-condition assertion needs none.
     guessing = [s for s in sites if s["finding"]["fix"]["strategy"] != "condition" and not _same_condition(s)]
     preds = sorted({p for s in guessing for p in s["predicates"]})
@@ -214,6 +251,9 @@ def body(sites, verify_patch=None, signoff=None):
 def subject(prefix, sites):
     called = sorted({c for s in sites for c in s["called"]})
     strategies = {s["finding"]["fix"]["strategy"] for s in sites}
+    swaps = {(s["finding"]["fix"].get("params") or {}).get("with", "") for s in sites}
+    if strategies == {"assert-replace"} and len(swaps) == 1 and next(iter(swaps)).startswith("lockdep_"):
+        return f"{prefix}: Use {next(iter(swaps))}"     # names the change, not what goes
     verb = "Remove" if strategies <= {"gfp-constant", "keep-branch"} else "Replace"
     called.sort(key=lambda c: (c != "in_atomic", c))   # name the one the site is known for
     names = f"{called[0]}()"
