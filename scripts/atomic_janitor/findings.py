@@ -71,7 +71,7 @@ def build(tree, detection, predicates, scope, read_lines):
             "expression": _expression(use, _macro_body(lines, use)),
             "form": form, "form_detail": detail,
             "class": UNCLASSIFIED, "confidence": None, "reason": None,
-            "evidence": [], "fix": None,
+            "evidence": [], "fix": None, "live_bug": None,
             "config": ctext.config_at(lines, use.line),
             "subsystem": subsystem(use.file, tree.kind),
             "snippet": ctext.snippet(lines, use.line),

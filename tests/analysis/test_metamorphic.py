@@ -44,7 +44,7 @@ def scan(tmp_root, name, tree=TREE, scope="drivers", predicates="in_atomic", job
     (sub,) = os.listdir(out)
     with open(os.path.join(out, sub, "findings.json"), encoding="utf-8") as fh:
         doc = json.load(fh)
-    got = {(f["function"], f["predicate"], f["line"]): (f["class"], f["fix"], f["file"])
+    got = {(f["function"], f["predicate"], f["line"]): (f["class"], f["fix"], f["file"], f["live_bug"])
            for f in doc["findings"]}
     _SCANS[name] = got
     return got
@@ -60,7 +60,7 @@ def meta_only(got):
 
 
 def classes(got):
-    return {(fn, pred): cls for (fn, pred, _line), (cls, _fix, _f) in got.items()}
+    return {(fn, pred): cls for (fn, pred, _line), (cls, _fix, _f, _lb) in got.items()}
 
 
 def test_base_classes(root):
@@ -161,3 +161,35 @@ def test_exported_symbol_policy_differs_by_tree_kind(root, kernel_tree):
     # meta_do is reached through the same export and keeps both contexts
     do = next(f for f in doc["findings"] if f["function"] == "meta_do")
     assert do["class"] == "caller-gfp"
+
+
+def test_live_bugs_on_traced_atomic_paths(root):
+    """Issue 16: the guess evaluated on each traced atomic path, with and without
+    PREEMPT_COUNT; the same records whatever else the scan holds."""
+    wide = scan(root, "all", predicates="all")
+    bugs = {(fn, pred, line): v[3] for (fn, pred, line), v in wide.items() if v[3]}
+    by_fn = {k[0]: v for k, v in bugs.items()}
+    # in_interrupt() never sees spin_lock_irq(): the sleeping branch runs on every kernel
+    assert by_fn["meta_bug_irqoff"]["when"] == "always"
+    assert by_fn["meta_bug_irqoff"]["sleeps"] == "drivers/meta/meta_bug.c:9 msleep()"
+    assert by_fn["meta_bug_irqoff"]["path"] == [
+        "drivers/meta/meta_bug.c:30 meta_bug_work() takes spin_lock_irq()",
+        "drivers/meta/meta_bug.c:31 meta_bug_work() calls meta_bug_irqoff()",
+        "drivers/meta/meta_bug.c:8 meta_bug_irqoff()"]
+    # in_atomic() sees a plain spin_lock() only with PREEMPT_COUNT
+    assert by_fn["meta_do"]["when"] == "!PREEMPT_COUNT" and by_fn["meta_do"]["sleeps"].endswith("GFP_KERNEL")
+    assert by_fn["meta_select"]["sleeps"].endswith("mutex_lock()")
+    # spin_lock_bh() raises the softirq count everywhere; process context is no bug; an
+    # unknown (exported) caller is never a bug
+    assert set(by_fn) == {"meta_bug_irqoff", "meta_do", "meta_select"}
+    assert len([k for k in bugs if k[0] == "meta_select"]) == 1      # the lock, not the unlock
+    # SARIF: a live bug is an error whatever its class
+    (sub,) = [d for d in os.listdir(os.path.join(root, "all")) if not d.startswith(".")]
+    with open(os.path.join(root, "all", sub, "findings.sarif"), encoding="utf-8") as fh:
+        sarif = json.load(fh)
+    levels = {r["properties"]["liveBug"] is not None: r["level"] for r in sarif["runs"][0]["results"]
+              if r["properties"]["liveBug"]}
+    assert levels == {True: "error"}
+    with open(os.path.join(root, "all", sub, "summary.txt"), encoding="utf-8") as fh:
+        summary = fh.read()
+    assert summary.split("\n")[5].startswith("live bugs: 3")

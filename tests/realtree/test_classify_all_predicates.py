@@ -31,7 +31,9 @@ EXPECTED = [
     ("drivers/input/keyboard/lm8323.c", "lm8323_pwm_set_brightness", "in_interrupt()", "manual-review",
      "stored at run time"),
     ("drivers/staging/rtl8723bs/os_dep/osdep_service.c", "_rtw_malloc", "in_interrupt()", "manual-review", ""),
-    ("sound/isa/gus/gus_reset.c", "snd_gf1_stop_voices", None, "manual-review", "PCM trigger"),
+    # the PCM trigger is atomic now (no ->nonatomic in the driver): a live bug (see below);
+    # the class stays manual-review, another caller is the snd_device_ops .dev_free callback
+    ("sound/isa/gus/gus_reset.c", "snd_gf1_stop_voices", None, "manual-review", "snd_device_ops .dev_free"),
     ("drivers/gpu/drm/nouveau/nouveau_fbcon.c", "nouveau_fbcon_fillrect", None, "manual-review", "console"),
     # exported: the in-tree callers are followed (whole kernel tree) and end at unknowns
     ("drivers/xen/grant-table.c", "gnttab_add_deferred", None, "manual-review", "no caller or registration"),
@@ -94,3 +96,15 @@ def test_all_predicates_scan_needs_no_keep_going(tmp_path):
         doc = json.load(fh)
     reasons = {d["file"]: d["reason"] for d in doc["not_analysed"]}
     assert reasons["sound/firewire/amdtp-stream-trace.h"].startswith("in a trace event definition")
+
+
+def test_live_bug_gus_stop_voices(doc):
+    """Issue 16: snd_gf1_stop_voices() tests !in_interrupt() and sleeps; the PCM trigger
+    (STOP) runs it under the stream lock with IRQs off, where in_interrupt() is false."""
+    bugs = [r for r in doc["findings"] if r["live_bug"]]
+    assert [(r["file"], r["function"]) for r in bugs] == [("sound/isa/gus/gus_reset.c", "snd_gf1_stop_voices")]
+    lb = bugs[0]["live_bug"]
+    assert lb["when"] == "always"
+    assert lb["sleeps"].endswith("msleep_interruptible()")
+    assert "PCM trigger" in lb["path"][0] and lb["path"][-1].endswith("snd_gf1_stop_voices()")
+    assert not any(r["live_bug"] for r in scan("in_atomic")["findings"])

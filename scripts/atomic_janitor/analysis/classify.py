@@ -7,7 +7,7 @@ import time
 
 from ..scan import forms
 from . import entries as E
-from . import guards
+from . import guards, livebug
 from .graph import Graph
 
 CORE_DIRS = ("kernel/", "mm/", "lib/", "arch/", "crypto/")
@@ -162,6 +162,20 @@ def classify_one(g, rec, scope_all):
 
 
 MAX_OTHER_CALLERS = 8
+
+
+def _live_bug(g, rec, scope_all):
+    """livebug.find for a site in an analysed function (never from a crash or a guess)."""
+    if not rec["function"] or rec["macro"] or (scope_all and _core(rec)) or rec["form"] == "wrapper":
+        return None
+    ff = g.facts.get(rec["file"])
+    if (rec["file"], rec["function"]) not in g.nodes or ff is None or ff.failed:
+        return None
+    c = _site_call(ff, rec)
+    if c is None:
+        return None
+    atomic_here, _inherit, _unknown, fact = g.call_context(c, ff)
+    return livebug.find(g, rec, ff, c, fact if atomic_here else None)
 
 
 def _other_callers(g, key, kind, shown):
@@ -338,6 +352,7 @@ def run(tree, doc, scope, store, fps, pre, jobs, log=None):
         try:
             g.view((rec["file"], rec["function"]))
             classify_one(g, rec, scope_all)
+            rec["live_bug"] = _live_bug(g, rec, scope_all)
         except Exception as exc:      # never a proof from a crash
             _base(rec, "manual-review", "low", f"classifier error: {type(exc).__name__}: {exc}", [])
     pre.save()

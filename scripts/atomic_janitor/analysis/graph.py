@@ -409,6 +409,8 @@ class Graph:
                 continue
             if cf != n.file and n.name in ff.defs and ff.defs[n.name]["static"]:
                 continue                        # a different static function of the same name
+            if self._own_definition(cf, n, files):
+                continue                        # another driver's function of the same name
             if cf != n.file and n.name in ff.defs and not n.static:
                 pass
             if ff.failed:
@@ -471,6 +473,18 @@ class Graph:
             return []                           # unknown callers anyway: no need to look further up
         return new
 
+    def _own_definition(self, cf, n, files):
+        """In a kernel tree two modules may each define a non-static function of one name
+        (the staging rtl8723bs and r8188eu drivers share dozens): a call from a driver that
+        defines the name itself means its own definition, not n's."""
+        if n.static or self.tree.kind != "kernel":
+            return False
+        root = _driver_root(cf, self.tree.kind)
+        if root == _driver_root(n.file, self.tree.kind):
+            return False
+        return any(f != n.file and _driver_root(f, self.tree.kind) == root and f in self.facts
+                   and n.name in self.facts[f].defs for f in files)
+
     def _add_edge(self, e):
         self.edges.append(e)
         self.in_edges.setdefault(e.callee.key, []).append(e)
@@ -489,6 +503,11 @@ class Graph:
                 ent = self._runtime_pm(n, ff, f"dev_pm_ops.{field}")
             elif stype == "notifier_block" and field == "notifier_call":
                 ent = self._notifier(ff, line)
+            elif stype == "snd_pcm_ops" and field in ("trigger", "pointer") and not self._pcm_nonatomic(cf):
+                # sound/core/pcm_native.c: snd_pcm_stream_lock_irq() takes the stream's
+                # spinlock with IRQs off unless pcm->nonatomic is set.
+                ent = (E.ATOMIC, f"PCM {field}: ALSA calls it under the PCM stream lock with IRQs off "
+                                 "(spin_lock_irq(); the driver never sets ->nonatomic)")
             elif ent is None and field in E.FIELD_ONLY:
                 ent = E.FIELD_ONLY[field]
             if ent is None:
@@ -531,6 +550,12 @@ class Graph:
             else:
                 n.entries.append((E.UNKNOWN, f"callback {('struct ' + stype) if stype else 'initialiser'} "
                                   f".{field} (context of this callback not known)", cf, line, "registration"))
+
+    def _pcm_nonatomic(self, rel):
+        """Does the driver (its directory, conservatively) ever mention ->nonatomic?"""
+        d = _driver_root(rel, self.tree.kind)
+        return any(d == "" or f.startswith(d + "/") or os.path.dirname(f) == os.path.dirname(rel)
+                   for f in self.pre.files_with(["nonatomic"]))
 
     def _runtime_pm(self, n, ff, what):
         safe = self._irq_safe_dir(ff.rel)

@@ -29,7 +29,9 @@ def render(doc):
     for r in doc["findings"]:
         res = {
             "ruleId": r["form"], "ruleIndex": index[r["form"]],
-            "level": LEVEL.get(r["class"], "error" if r["file"].startswith("drivers/") else "warning"),
+            # a live bug is an error whatever its class; the others keep their level
+            "level": "error" if r.get("live_bug") else
+                     LEVEL.get(r["class"], "error" if r["file"].startswith("drivers/") else "warning"),
             "message": {"text": message(r)},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": r["file"], "uriBaseId": "KSRC"},
@@ -41,7 +43,8 @@ def render(doc):
             "partialFingerprints": {"atomicJanitorId/v1": r["id"]},
             "properties": {"class": r["class"], "confidence": r["confidence"], "via": r["via"],
                            "predicate": r["predicate"], "expression": r["expression"],
-                           "config": r["config"], "subsystem": r["subsystem"]},
+                           "config": r["config"], "subsystem": r["subsystem"],
+                           "liveBug": r.get("live_bug")},
         }
         if r["evidence"]:
             res["relatedLocations"] = [

@@ -7,9 +7,25 @@ def message(rec):
     via = " via " + " -> ".join(rec["via"]) if len(rec["via"]) > 1 else ""
     where = rec["function"] and f"{rec['function']}()" or rec["macro"] and f"macro {rec['macro']}" or "file scope"
     msg = f"{rec['called']}(){via} in {where}: {rec['form']} [{rec['class']}]"
+    if rec.get("live_bug"):
+        msg = f"LIVE BUG ({rec['live_bug']['when']}): " + msg
     if rec.get("reason"):
         msg += f": {rec['reason']}"
     return msg
+
+
+def live_bug_lines(recs):
+    """Each live bug with its path: first in summary.txt, and what LIVE_BUGS=only prints."""
+    out = []
+    for r in recs:
+        lb = r.get("live_bug")
+        if not lb:
+            continue
+        cfg = "on every kernel" if lb["when"] == "always" else "on kernels without CONFIG_PREEMPT_COUNT"
+        out.append(f"{r['file']}:{r['line']}: {r['function']}(): {r['expression']} takes the sleeping "
+                   f"branch on an atomic path {cfg}: {lb['sleeps']}")
+        out += [f"    {step}" for step in lb["path"]]
+    return out
 
 
 def _table(title, counter):
@@ -32,7 +48,10 @@ def render(doc):
            "exported symbols: " + ("their in-tree callers are all the callers (whole kernel tree)"
                                    if tree["kind"] == "kernel" else
                                    "callers unknown (module directory: callers may be outside it)"), ""]
-    for rec in recs:
+    bugs = live_bug_lines(recs)
+    if bugs:
+        out += [f"live bugs: {sum(1 for r in recs if r.get('live_bug'))} (sleeping in atomic context today)", *bugs, ""]
+    for rec in sorted(recs, key=lambda r: not r.get("live_bug")):
         out.append(f"{rec['file']}:{rec['line']}:{rec['col']}-{rec['colend']}: {message(rec)}")
     if recs:
         out.append("")

@@ -121,6 +121,9 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
             by_class[r["class"]] = by_class.get(r["class"], 0) + 1
         for cls, cnt in sorted(by_class.items()):
             log(f"  {cls}: {cnt}")
+        bugs = [r for r in doc["findings"] if r.get("live_bug")]
+        log(f"  live bugs: {len(bugs)}" + (" (a sleeping branch taken on an atomic path today: "
+                                            "listed first in summary.txt)" if bugs else ""))
         log("  " + lastscan.class_line(doc, final))
     lastscan.write(out_root, tree.root, tree.name)
     if blocking and not keep_going:
