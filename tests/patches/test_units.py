@@ -139,3 +139,20 @@ def test_same_swap_in_two_functions_is_argued_once():
     flat = " ".join(message.body([a, b]).split())
     assert "in foo_irq() and bar_release() instead of" in flat
     assert flat.count("costs nothing in production builds") == 1
+
+
+def test_live_bug_patch_is_a_bug_fix():
+    site = _assert_site("might_sleep()", callee="WARN_ON", expr="!in_interrupt()", pred="in_interrupt")
+    site["finding"]["function"] = "snd_gf1_stop_voices"
+    site["finding"]["live_bug"] = {
+        "when": "always", "sleeps": "sound/isa/gus/gus_reset.c:212 msleep_interruptible()",
+        "path": ["sound/isa/gus/gus_pcm.c:831 snd_gf1_pcm_playback_trigger(): PCM trigger",
+                 "sound/isa/gus/gus_reset.c:194 snd_gf1_stop_voices()"]}
+    assert message.subject("ALSA: gus", [site]) == \
+        "ALSA: gus: Fix sleeping in atomic context in snd_gf1_stop_voices()"
+    text = message.body([site], signoff="Jane Janitor <jane@example.org>")
+    assert text.startswith("snd_gf1_stop_voices() sleeps in atomic context")
+    flat = " ".join(text.split())
+    assert "on every kernel" in flat and "msleep_interruptible()" in flat
+    assert "  sound/isa/gus/gus_pcm.c:831 snd_gf1_pcm_playback_trigger(): PCM trigger" in text
+    assert text.rstrip().endswith("Cc: stable@vger.kernel.org\nSigned-off-by: Jane Janitor <jane@example.org>")

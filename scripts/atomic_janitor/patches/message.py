@@ -239,16 +239,43 @@ def body(sites, verify_patch=None, signoff=None):
         paras.append(fill("No calling context had to be established for the assertion"
                           + ("s" if len(sites) - len(proof) > 1 else "") + ": the lockdep "
                           "assertion tests the same condition wherever it is reached."))
+    bugs = [s for s in sites if s["finding"].get("live_bug")]
+    for s in bugs:
+        paras.insert(0, live_bug_paragraph(s["finding"]))
     t = tested_line(verify_patch)
     if t:
         paras.append(t)
     text = "\n\n".join(paras) + "\n"
+    trailers = []
+    if bugs:
+        # Documentation/process/stable-kernel-rules.rst: a fix for a real bug, Cc stable.
+        # Fixes: needs the commit that brought the test in, which only a git checkout has;
+        # the cover letter says so when it is left out.
+        trailers.append("Cc: stable@vger.kernel.org")
     if signoff:
-        text += f"\nSigned-off-by: {signoff}\n"
+        trailers.append(f"Signed-off-by: {signoff}")
+    if trailers:
+        text += "\n" + "\n".join(trailers) + "\n"
     return text
 
 
+def live_bug_paragraph(f):
+    """The bug first: what the guess gets wrong, where, on which kernels, and the path."""
+    lb = f["live_bug"]
+    cfg = ("on every kernel" if lb["when"] == "always"
+           else "on kernels without CONFIG_PREEMPT_COUNT, where a spinlock does not raise the preempt count")
+    head = fill(f"{f['function']}() sleeps in atomic context: on the path below `{f['expression']}` "
+                f"takes the sleeping branch {cfg}, and the branch calls {lb['sleeps'].split(' ', 1)[1]} "
+                f"({lb['sleeps'].split(' ', 1)[0]}).")
+    steps = [textwrap.fill(step, WIDTH, initial_indent="  ", subsequent_indent="    ",
+                           break_on_hyphens=False, break_long_words=False) for step in lb["path"]]
+    return head + "\n\n" + "\n".join(steps)
+
+
 def subject(prefix, sites):
+    bugs = sorted({s["finding"]["function"] for s in sites if s["finding"].get("live_bug")})
+    if bugs:
+        return f"{prefix}: Fix sleeping in atomic context in {bugs[0]}()"
     called = sorted({c for s in sites for c in s["called"]})
     strategies = {s["finding"]["fix"]["strategy"] for s in sites}
     swaps = {(s["finding"]["fix"].get("params") or {}).get("with", "") for s in sites}

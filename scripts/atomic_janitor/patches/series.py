@@ -97,7 +97,9 @@ def group(plans):
     for items in groups.values():
         items.sort(key=lambda sp: (sp[1].finding["file"], sp[1].finding["line"]))
         out.append(items)
-    out.sort(key=lambda g: min(f for _s, p in g for f in p.files))
+    # bug fixes first: a live bug's patch goes to stable and must not wait behind cleanups
+    out.sort(key=lambda g: (not any(s["finding"].get("live_bug") for s, _p in g),
+                            min(f for _s, p in g for f in p.files)))
     return out
 
 
@@ -377,6 +379,14 @@ def _cover(tree, doc, meta, skipped, tally, notes, author, upstream, gitdir, env
             strat = sorted({s["finding"]["fix"]["strategy"] for s in m["sites"]})
             lines.append(f"  {i}/{n} {m['subject']}")
             lines.append(f"      {', '.join(strat)}; checkpatch: {m['checkpatch']}")
+        lines.append("")
+    bug_patches = [m for m in meta if any(st["finding"].get("live_bug") for st in m["sites"])]
+    if bug_patches:
+        lines.append(message.fill(
+            f"Live bugs: the first {len(bug_patches)} patch(es) fix a sleep in atomic context that "
+            "happens today (the path is in each message) and carry Cc: stable."
+            + ("" if head else " They have no Fixes: tag: the base is not a git tree, so the commit "
+               "that added each test is not known here (upstream: git log -S'<expression>' -- <file>).")))
         lines.append("")
     if skipped:
         lines.append("Skipped (the fix did not apply; listed in manual-review.txt):")
