@@ -240,8 +240,7 @@ def body(sites, verify_patch=None, signoff=None):
                           + ("s" if len(sites) - len(proof) > 1 else "") + ": the lockdep "
                           "assertion tests the same condition wherever it is reached."))
     bugs = [s for s in sites if s["finding"].get("live_bug")]
-    for s in bugs:
-        paras.insert(0, live_bug_paragraph(s["finding"]))
+    paras[:0] = [live_bug_paragraph(s["finding"]) for s in bugs]
     t = tested_line(verify_patch)
     if t:
         paras.append(t)
@@ -264,9 +263,10 @@ def live_bug_paragraph(f):
     lb = f["live_bug"]
     cfg = ("on every kernel" if lb["when"] == "always"
            else "on kernels without CONFIG_PREEMPT_COUNT, where a spinlock does not raise the preempt count")
+    where, call = lb["sleeps"].split(" ", 1)
+    does = f"allocates with {call}" if call.startswith("GFP_") else f"calls {call}"
     head = fill(f"{f['function']}() sleeps in atomic context: on the path below `{f['expression']}` "
-                f"takes the sleeping branch {cfg}, and the branch calls {lb['sleeps'].split(' ', 1)[1]} "
-                f"({lb['sleeps'].split(' ', 1)[0]}).")
+                f"takes the sleeping branch {cfg}, and that branch {does} ({where}).")
     steps = [textwrap.fill(step, WIDTH, initial_indent="  ", subsequent_indent="    ",
                            break_on_hyphens=False, break_long_words=False) for step in lb["path"]]
     return head + "\n\n" + "\n".join(steps)
