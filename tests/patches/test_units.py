@@ -156,3 +156,16 @@ def test_live_bug_patch_is_a_bug_fix():
     assert "on every kernel" in flat and "msleep_interruptible()" in flat
     assert "  sound/isa/gus/gus_pcm.c:831 snd_gf1_pcm_playback_trigger(): PCM trigger" in text
     assert text.rstrip().endswith("Cc: stable@vger.kernel.org\nSigned-off-by: Jane Janitor <jane@example.org>")
+
+
+def test_subject_is_one_line_for_b4(tmp_path):
+    from atomic_janitor.patches import series
+    p = tmp_path / "0001.patch"
+    p.write_text("From 0 Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nDate: Thu, 1 Jan 1970 00:00:00 +0000\n"
+                 "Subject: [PATCH 1/1] clocksource/drivers/timer-atmel-st: Use\n lockdep_assert_irqs_disabled()\n"
+                 "\nbody\n")
+    series._postprocess(str(p), ["M <m@x>"], [])
+    text = p.read_text()
+    assert "Subject: [PATCH 1/1] clocksource/drivers/timer-atmel-st: Use lockdep_assert_irqs_disabled()\n" \
+           "To: M <m@x>\n\nbody" in text
+    assert "Date:" not in text

@@ -144,7 +144,8 @@ def load_verify(reports_dir):
 
 
 def _postprocess(path, to, cc):
-    """Drop Date: (the series is the same byte for byte on every run) and add To:/Cc:."""
+    """Drop Date: (the series is the same byte for byte on every run), unfold Subject: and
+    add To:/Cc:."""
     with open(path, encoding="utf-8") as fh:
         lines = fh.read().split("\n")
     out, in_hdr, i = [], True, 0
@@ -159,6 +160,12 @@ def _postprocess(path, to, cc):
         if in_hdr and line.startswith("Date: "):
             i += 1
             continue
+        if in_hdr and line.startswith("Subject: "):
+            # One line: format-patch folds a long subject, and b4 0.12 (Debian) cannot read a
+            # folded Subject: (issue 13). git am and git send-email take it either way.
+            while i + 1 < len(lines) and lines[i + 1].startswith((" ", "\t")):
+                i += 1
+                line += " " + lines[i].strip()
         out.append(line)
         i += 1
     with open(path, "w", encoding="utf-8") as fh:
