@@ -193,3 +193,8 @@ def test_live_bugs_on_traced_atomic_paths(root):
     with open(os.path.join(root, "all", sub, "summary.txt"), encoding="utf-8") as fh:
         summary = fh.read()
     assert summary.split("\n")[5].startswith("live bugs: 3")
+    with open(os.path.join(root, "all", sub, "index.html"), encoding="utf-8") as fh:
+        page = fh.read()
+    assert '<h2 id="live-bugs">Live bugs (3)</h2>' in page
+    assert page.index("live-bugs") < page.index('<table id="findings">')
+    assert "<code>drivers/meta/meta_bug.c:30 meta_bug_work() takes spin_lock_irq()</code>" in page

@@ -125,6 +125,20 @@ def render(doc):
             f'<p>{escape(message(r))}</p>'
             f'<p>Expression: <code>{escape(r["expression"])}</code></p>{config}'
             f'{_source(r)}{_evidence(r, by_function)}</div>')
+    bugs = [r for r in recs if r.get("live_bug")]
+    live = ""
+    if bugs:
+        # First on the page: a sleep in atomic context that happens today (issue 16).
+        items = []
+        for r in bugs:
+            lb = r["live_bug"]
+            cfg = "every kernel" if lb["when"] == "always" else "kernels without CONFIG_PREEMPT_COUNT"
+            steps = "".join(f"<li><code>{escape(step)}</code></li>" for step in lb["path"])
+            items.append(f'<li><a href="#f-{r["id"]}"><code>{escape(r["file"])}:{r["line"]}</code> '
+                         f'{escape(r["function"])}()</a>: <code>{escape(r["expression"])}</code> takes the '
+                         f'sleeping branch on {cfg}: <code>{escape(lb["sleeps"])}</code>'
+                         f'<ol class="path">{steps}</ol></li>')
+        live = f'<h2 id="live-bugs">Live bugs ({len(bugs)})</h2><ul class="live">{"".join(items)}</ul>'
     na = ""
     if doc["not_analysed"]:
         na = "<h2>Not analysed</h2><ul>" + "".join(
@@ -135,6 +149,7 @@ def render(doc):
 <body><h1>{escape(title)}</h1>
 <p>Predicates: {escape(", ".join(doc["predicates"]))}. Scope: {escape(" ".join(doc["scope"]))}.
 {len(recs)} finding(s). Click a column heading to sort.</p>
+{live}
 <table id="findings"><thead><tr><th data-col="0">file</th><th data-col="1">function</th>
 <th data-col="2">via</th><th data-col="3">form</th><th data-col="4">class</th>
 <th data-col="5">confidence</th><th data-col="6">reason</th></tr></thead>
