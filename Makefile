@@ -11,13 +11,14 @@ KEEP_GOING ?=
 COCCI      ?=
 MODE       ?=
 LIVE_BUGS  ?=
+BASELINE   ?=
 
 AJ := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m atomic_janitor
 AJ_ARGS = $(if $(KSRC),--ksrc "$(KSRC)") $(if $(SCOPE),--scope "$(SCOPE)") \
 	  $(if $(PREDICATES),--predicates "$(PREDICATES)") $(if $(J),--jobs "$(J)") \
 	  $(if $(FORMAT),--format "$(FORMAT)") $(if $(O),--output "$(O)") \
 	  $(if $(filter 1 y yes,$(KEEP_GOING)),--keep-going) \
-	  $(if $(LIVE_BUGS),--live-bugs "$(LIVE_BUGS)")
+	  $(if $(LIVE_BUGS),--live-bugs "$(LIVE_BUGS)") $(if $(BASELINE),--baseline "$(BASELINE)")
 
 .PHONY: help scan test test-fast bench bench-scan clean setup packages
 scan:
@@ -81,6 +82,7 @@ help:
 	@echo '  O=              reports root'
 	@echo '  KEEP_GOING=1    go on past files spatch cannot parse'
 	@echo '  LIVE_BUGS=only  print only the live bugs (sleeping branch on an atomic path today)'
+	@echo '  BASELINE=       findings.json to mark new/unchanged/gone against (default: the previous scan)'
 	@echo '  COCCI= MODE=    one rule and mode, as coccicheck takes them'
 	@echo '  FROM= SIGNOFF=  patch author and Signed-off-by (default: git config)'
 	@echo '  UPSTREAM=       newer tree to check the series against'

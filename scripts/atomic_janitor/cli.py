@@ -25,6 +25,8 @@ def _common(p):
     p.add_argument("--output", help="output root (default: <repo>/reports)")
     p.add_argument("--keep-going", action="store_true", help="exit 0 even if some files were not analysed")
     p.add_argument("--no-cache", action="store_true", help="ignore and do not write the per-file cache")
+    p.add_argument("--baseline", help="findings.json to compare with (default: the previous scan "
+                   "in the output directory): each finding is marked new or unchanged, gone ones listed")
     p.add_argument("--live-bugs", choices=["only"], help="print only the live bugs (sleeping branch on an "
                    "atomic path), each with its path; the reports are written as always")
 
@@ -47,7 +49,8 @@ def main(argv=None):
             only = getattr(args, "live_bugs", None) == "only"
             doc = scan(args.ksrc, args.scope, args.predicates, args.jobs, args.format,
                        args.output or os.path.join(REPO, "reports"), keep_going=args.keep_going,
-                       use_cache=not args.no_cache, log=(lambda *a, **k: None) if only else print)
+                       use_cache=not args.no_cache, log=(lambda *a, **k: None) if only else print,
+                       baseline_path=args.baseline)
             if only:
                 from .report.summary import live_bug_lines
                 lines = live_bug_lines(doc["findings"])

@@ -107,7 +107,8 @@ def render(doc):
             f'<td>{escape(r["function"] or r["macro"] or "")}</td>'
             f'<td>{escape(" -> ".join(r["via"]))}</td>'
             f'<td>{escape(r["form"])}</td>'
-            f'<td class="cls cls-{escape(r["class"])}">{escape(r["class"])}</td>'
+            f'<td class="cls cls-{escape(r["class"])}">{escape(r["class"])}'
+            f'{" <b>new</b>" if r.get("baseline_state") == "new" else ""}</td>'
             f'<td>{escape(r["confidence"] or "")}</td>'
             f'<td>{escape(r["reason"] or "")}</td>'
             "</tr>")

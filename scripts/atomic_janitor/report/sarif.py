@@ -41,6 +41,7 @@ def render(doc):
                                           "kind": "function" if r["function"] else "macro"}]}
                    if (r["function"] or r["macro"]) else {})}],
             "partialFingerprints": {"atomicJanitorId/v1": r["id"]},
+            **({"baselineState": r["baseline_state"]} if r.get("baseline_state") else {}),
             "properties": {"class": r["class"], "confidence": r["confidence"], "via": r["via"],
                            "predicate": r["predicate"], "expression": r["expression"],
                            "config": r["config"], "subsystem": r["subsystem"],

@@ -9,6 +9,8 @@ def message(rec):
     msg = f"{rec['called']}(){via} in {where}: {rec['form']} [{rec['class']}]"
     if rec.get("live_bug"):
         msg = f"LIVE BUG ({rec['live_bug']['when']}): " + msg
+    if rec.get("baseline_state") == "new":
+        msg = "[new] " + msg
     if rec.get("reason"):
         msg += f": {rec['reason']}"
     return msg
@@ -53,6 +55,12 @@ def render(doc):
         out += [f"live bugs: {sum(1 for r in recs if r.get('live_bug'))} (sleeping in atomic context today)", *bugs, ""]
     for rec in sorted(recs, key=lambda r: not r.get("live_bug")):
         out.append(f"{rec['file']}:{rec['line']}:{rec['col']}-{rec['colend']}: {message(rec)}")
+    if doc.get("baseline"):
+        b = doc["baseline"]
+        new = sum(1 for r in recs if r.get("baseline_state") == "new")
+        out += ["", f"since the {b['against']}: {new} new, {len(b['gone'])} gone, {len(recs) - new} unchanged"]
+        out += [f"  gone: {g['file']}:{g['line']}: {g['function']}(): {g['expression']} ({g['form']})"
+                for g in b["gone"]]
     if recs:
         out.append("")
         out += _table("by form:", Counter(r["form"] for r in recs))

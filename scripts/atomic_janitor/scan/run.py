@@ -3,6 +3,7 @@
 import os
 import time
 
+from .. import baseline as baselinemod
 from .. import cache, findings, lastscan, prefilter, tree as treemod
 from ..atomicio import replace_dir, staging_dir, write_json
 from ..errors import IncompleteScan, JanitorError
@@ -67,7 +68,7 @@ def output_dir(out_root, tree):
 
 
 def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_going=False,
-         use_cache=True, log=print, classify=True):
+         use_cache=True, log=print, classify=True, baseline_path=None):
     predicates = parse_predicates(predicates_spec)
     formats = parse_formats(formats_spec)
     tree = treemod.resolve(ksrc)
@@ -91,9 +92,15 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         log(f"  classify: {tm['classify_seconds']:.1f}s, {tm['nodes']} functions, {tm['files']} files "
             f"({tm['spatch_runs']} by spatch); detect {t_detect:.1f}s")
     final = output_dir(out_root, tree)
+    # The scan this one replaces is the default baseline, and is kept beside the new one.
+    prev = baseline_path or baselinemod.previous(final)
+    base = baselinemod.load(prev) if prev else None
+    baselinemod.mark(doc, base, "previous scan" if prev and not baseline_path else prev)
     staging = staging_dir(final)
     try:
         write_json(os.path.join(staging, "findings.json"), doc)
+        if base is not None and not baseline_path:
+            write_json(os.path.join(staging, baselinemod.PREVIOUS), base)
         render_all(doc, staging, formats)
         replace_dir(staging, final)
     except BaseException:
@@ -125,6 +132,10 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         log(f"  live bugs: {len(bugs)}" + (" (a sleeping branch taken on an atomic path today: "
                                             "listed first in summary.txt)" if bugs else ""))
         log("  " + lastscan.class_line(doc, final))
+        if doc.get("baseline"):
+            new = sum(1 for r in doc["findings"] if r["baseline_state"] == "new")
+            log(f"  since the {doc['baseline']['against']}: {new} new, {len(doc['baseline']['gone'])} gone, "
+                f"{len(doc['findings']) - new} unchanged")
     lastscan.write(out_root, tree.root, tree.name)
     if blocking and not keep_going:
         raise IncompleteScan(f"scan incomplete: {len(blocking)} file(s)/site(s) in the scope not analysed",
