@@ -275,10 +275,27 @@ class Graph:
             return True
         if key in self._too_large:
             return True
-        if len(self._reaching([key], MAX_SITE_NODES + 1)) > MAX_SITE_NODES:
+        if len(self._above(key)) > MAX_SITE_NODES:
             self._too_large.add(key)
             return True
         return False
+
+    def _above(self, key):
+        """{node: distance} of the functions within MAX_ROUNDS levels above `key` (the graph a
+        scan of this site alone would walk), stopping once there are more than MAX_SITE_NODES."""
+        dist = {key: 0}
+        todo = [key]
+        while todo and len(dist) <= MAX_SITE_NODES:
+            nxt = []
+            for k in todo:
+                if dist[k] == MAX_ROUNDS:
+                    continue
+                for e in self.in_edges.get(k, []):
+                    if e.caller.key not in dist:
+                        dist[e.caller.key] = dist[k] + 1
+                        nxt.append(e.caller.key)
+            todo = nxt
+        return dist
 
     def _reaching(self, keys, limit=None):
         """The keys and every node with a path of edges to one of them (or the first `limit`)."""
@@ -745,28 +762,14 @@ class Graph:
         that context already."""
         if key in self._site_ctx:
             return self._site_ctx[key]
-        dist = {key: 0}
-        todo = [key]
-        deep = False
-        while todo and len(dist) <= MAX_SITE_NODES:
-            nxt = []
-            for k in todo:
-                d = dist[k]
-                if d == MAX_ROUNDS:
-                    deep = True
-                    continue
-                for e in self.in_edges.get(k, []):
-                    ck = e.caller.key
-                    if ck not in dist:
-                        dist[ck] = d + 1
-                        nxt.append(ck)
-            todo = nxt
+        dist = self._above(key)
+        deep = MAX_ROUNDS in dist.values()
         if len(dist) > MAX_SITE_NODES:
             # Judged on its own graph, not cut wherever the whole scan happened to stop.
             n = self.nodes[key]
             ent = (E.UNKNOWN, f"more than {MAX_SITE_NODES} functions above {n.name}(): call graph too large "
                               "to follow", n.file, n.line, "limit")
-            ctx = {k: dict(v) for k, v in self.global_ctx.items()}
+            ctx = dict(self.global_ctx)
             ctx[key] = {E.UNKNOWN: ("entry", ent)}
         elif not deep:
             ctx = self.global_ctx
