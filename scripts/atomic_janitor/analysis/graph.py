@@ -28,6 +28,12 @@ PRIMITIVES = re.compile(r"\b(%s)\b" % "|".join(sorted(PRIMITIVE_NAMES)))
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
+def _near(rel, roots, dirs):
+    """Is `rel` in one of the driver directories `roots` ("dir/" prefixes; "/" is the whole
+    tree of a module directory) or in one of `dirs`?"""
+    return "/" in roots or rel.startswith(roots) or os.path.dirname(rel) in dirs
+
+
 def _body_after(text, i):
     """The braced body of the definition whose head ends before offset i ('' if none)."""
     j = text.find("{", i)
@@ -192,8 +198,7 @@ class Graph:
             return True
         if not HELPER_NAME.search(name) or name in PRIMITIVE_NAMES:
             return False
-        root = _driver_root(user, self.tree.kind)
-        near = root == "" or hfile.startswith(root + "/") or os.path.dirname(hfile) == os.path.dirname(user)
+        near = _near(hfile, (_driver_root(user, self.tree.kind) + "/",), {os.path.dirname(user)})
         return near and (hfile.endswith(".h") or not static)
 
     def helpers(self):
@@ -261,10 +266,13 @@ class Graph:
         whole driver directory, since the device and its ops may be set up in different files)."""
         d = _driver_root(rel, self.tree.kind)
         if d not in self._irq_safe:
-            files = self.pre.files_with(["pm_runtime_irq_safe"])
-            self._irq_safe[d] = [f for f in files if d == "" or f.startswith(d + "/")
-                                 or os.path.dirname(f) == os.path.dirname(rel)]
+            self._irq_safe[d] = self._driver_files_with(rel, "pm_runtime_irq_safe")
         return self._irq_safe[d]
+
+    def _driver_files_with(self, rel, word):
+        """Files of rel's driver (its driver directory, or rel's own directory) mentioning word."""
+        roots, dirs = (_driver_root(rel, self.tree.kind) + "/",), {os.path.dirname(rel)}
+        return [f for f in self.pre.files_with([word]) if _near(f, roots, dirs)]
 
     # ------------------------------------------------------------ closure
     def _unknown_for_good(self, key):
@@ -297,11 +305,11 @@ class Graph:
             todo = nxt
         return dist
 
-    def _reaching(self, keys, limit=None):
-        """The keys and every node with a path of edges to one of them (or the first `limit`)."""
+    def _reaching(self, keys):
+        """The keys and every node with a path of edges to one of them."""
         todo = list(keys)
         seen = set(todo)
-        while todo and (limit is None or len(seen) < limit):
+        while todo:
             k = todo.pop()
             for e in self.in_edges.get(k, []):
                 if e.caller.key not in seen:
@@ -570,9 +578,7 @@ class Graph:
 
     def _pcm_nonatomic(self, rel):
         """Does the driver (its directory, conservatively) ever mention ->nonatomic?"""
-        d = _driver_root(rel, self.tree.kind)
-        return any(d == "" or f.startswith(d + "/") or os.path.dirname(f) == os.path.dirname(rel)
-                   for f in self.pre.files_with(["nonatomic"]))
+        return bool(self._driver_files_with(rel, "nonatomic"))
 
     def _runtime_pm(self, n, ff, what):
         safe = self._irq_safe_dir(ff.rel)
@@ -640,9 +646,8 @@ class Graph:
             roots = tuple(sorted({_driver_root(u, self.tree.kind) + "/" for u in users}))
             dirs = {os.path.dirname(u) for u in users}
             for f in self.pre.files_with([name]):
-                # _helper_visible(u, f, False, name) for some user u, without the call a pair
-                if f.endswith((".c", ".h")) and f not in self.facts \
-                        and ("/" in roots or f.startswith(roots) or os.path.dirname(f) in dirs):
+                # _helper_visible(u, f, False, name) for some user u, all users at once
+                if f.endswith((".c", ".h")) and f not in self.facts and _near(f, roots, dirs):
                     per_file.setdefault(f, set()).add(name)
         keep = []
         for f in sorted(per_file):

@@ -20,6 +20,12 @@ def _skip_ws(text, i):
     return _WS.match(text, i).end()
 
 
+def _else_at(text, j):
+    """The keyword `else` (not an identifier that starts with it) at offset j."""
+    nxt = text[j + 4:j + 5]
+    return text.startswith("else", j) and not (nxt.isalnum() or nxt == "_")
+
+
 def _statement_end(text, i, stop):
     """End offset of the statement starting at i: a block, an if (with its else), or up to ';'."""
     i = _skip_ws(text, i)
@@ -32,7 +38,7 @@ def _statement_end(text, i, stop):
         close = ctext.matching(text, m.end() - 1, "(", ")")
         end = _statement_end(text, close + 1, stop)
         j = _skip_ws(text, end)
-        if text.startswith("else", j) and not (text[j + 4:j + 5].isalnum() or text[j + 4:j + 5] == "_"):
+        if _else_at(text, j):
             end = _statement_end(text, j + 4, stop)
         return end
     depth = 0
@@ -70,7 +76,7 @@ def guarded_lines(ff, function):
             # the bail-out form: what follows runs only when the guess let it through
             out.append((ff.line_of(then_end), ff.line_of(stop)))
         j = _skip_ws(text, then_end)
-        if text.startswith("else", j) and not (text[j + 4:j + 5].isalnum() or text[j + 4:j + 5] == "_"):
+        if _else_at(text, j):
             else_end = _statement_end(text, j + 4, stop)
             out.append((ff.line_of(j), ff.line_of(max(else_end - 1, j))))
     return out

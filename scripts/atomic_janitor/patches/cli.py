@@ -1,13 +1,12 @@
 """`make patches`: python3 -m atomic_janitor.patches [options]."""
 
 import argparse
-import hashlib
 import os
 import subprocess
 import sys
 import time
 
-from .. import lastscan, tree as treemod
+from .. import cache, lastscan, tree as treemod
 from ..errors import JanitorError, report
 from . import series
 
@@ -57,8 +56,7 @@ def _changed_files(tree, doc):
     out = []
     for rel, sha in sorted((doc.get("files") or {}).items()):
         try:
-            with open(os.path.join(tree.root, rel), "rb") as fh:
-                now = hashlib.sha256(fh.read()).hexdigest()
+            now = cache.file_sha(os.path.join(tree.root, rel))
         except OSError:
             now = None
         if now != sha:

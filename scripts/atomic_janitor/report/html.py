@@ -2,7 +2,7 @@
 
 from html import escape
 
-from .summary import message
+from .summary import message, when_text
 
 STYLE = """
 body{font-family:sans-serif;margin:1.5em;max-width:1200px}
@@ -133,11 +133,10 @@ def render(doc):
         items = []
         for r in bugs:
             lb = r["live_bug"]
-            cfg = "every kernel" if lb["when"] == "always" else "kernels without CONFIG_PREEMPT_COUNT"
             steps = "".join(f"<li><code>{escape(step)}</code></li>" for step in lb["path"])
             items.append(f'<li><a href="#f-{r["id"]}"><code>{escape(r["file"])}:{r["line"]}</code> '
                          f'{escape(r["function"])}()</a>: <code>{escape(r["expression"])}</code> takes the '
-                         f'sleeping branch on {cfg}: <code>{escape(lb["sleeps"])}</code>'
+                         f'sleeping branch {when_text(lb)}: <code>{escape(lb["sleeps"])}</code>'
                          f'<ol class="path">{steps}</ol></li>')
         live = f'<h2 id="live-bugs">Live bugs ({len(bugs)})</h2><ul class="live">{"".join(items)}</ul>'
     na = ""

@@ -16,6 +16,10 @@ def message(rec):
     return msg
 
 
+def when_text(lb):
+    return "on every kernel" if lb["when"] == "always" else "on kernels without CONFIG_PREEMPT_COUNT"
+
+
 def live_bug_lines(recs):
     """Each live bug with its path: first in summary.txt, and what LIVE_BUGS=only prints."""
     out = []
@@ -23,9 +27,8 @@ def live_bug_lines(recs):
         lb = r.get("live_bug")
         if not lb:
             continue
-        cfg = "on every kernel" if lb["when"] == "always" else "on kernels without CONFIG_PREEMPT_COUNT"
         out.append(f"{r['file']}:{r['line']}: {r['function']}(): {r['expression']} takes the sleeping "
-                   f"branch on an atomic path {cfg}: {lb['sleeps']}")
+                   f"branch on an atomic path {when_text(lb)}: {lb['sleeps']}")
         out += [f"    {step}" for step in lb["path"]]
     return out
 

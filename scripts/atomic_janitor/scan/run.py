@@ -56,11 +56,8 @@ def blocking_not_analysed(doc, scope):
     scope (a tracepoint header, say) only leaves the sites that depend on it unknown, and a
     trace event definition records the context, it decides nothing: both are listed in
     summary.txt and never fail the scan."""
-    def in_scope(rel):
-        return any(s in (".", "./") or rel == s.rstrip("/") or rel.startswith(s.rstrip("/") + "/")
-                   for s in scope)
     return [d for d in doc["not_analysed"]
-            if in_scope(d["file"]) and not d["reason"].startswith(detect.TRACE_EVENT_REASON)]
+            if detect.in_scope(d["file"], scope) and not d["reason"].startswith(detect.TRACE_EVENT_REASON)]
 
 
 def output_dir(out_root, tree):
