@@ -752,10 +752,11 @@ class Graph:
 
     def exported_above(self, key):
         """Exported functions on the paths to `key` whose callers were followed because the
-        tree is a whole kernel tree: [(name, file, line)]."""
+        tree is a whole kernel tree: [(name, file, line)], within the levels a scan of this
+        site alone walks (not wherever other sites took the graph)."""
         if self.tree.kind != "kernel":
             return []
-        return sorted((self.nodes[k].name, *self.nodes[k].exported) for k in self._reaching([key])
+        return sorted((self.nodes[k].name, *self.nodes[k].exported) for k in self._above(key)
                       if self.nodes[k].exported)
 
     def site_ctx(self, key):
