@@ -13,7 +13,7 @@ def _load():
         pkg = importlib.util.module_from_spec(spec)
         sys.modules["qemu_verify"] = pkg
         spec.loader.exec_module(pkg)
-    return importlib.import_module("qemu_verify.verify")
+    return importlib.import_module("qemu_verify.cli")
 
 
 if __name__ == "__main__":

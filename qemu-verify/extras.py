@@ -1,15 +1,14 @@
 """verify-all pieces: the seed replay, the mutants, the article demo, the benchmark."""
-import dataclasses
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
-from typing import List, Optional
 
 from . import config as configmod
 from . import initramfs as initmod
+from . import verify
 from .common import CACHE, DEFAULT_KSRC, HERE, VerifyError, default_jobs
 
 SERIES = os.path.join(HERE, "series")
@@ -20,31 +19,23 @@ MUTANTS = {
 }
 
 
-def _v():
-    from . import verify
-    return verify
-
-
 def _opts(a, **kw):
-    v = _v()
     base = dict(ksrc=a.ksrc or DEFAULT_KSRC, jobs=a.jobs or default_jobs(), timeout=a.timeout)
     base.update(kw)
-    return v.RunOptions(**base)
+    return verify.RunOptions(**base)
 
 
 def _reports(a, name: str) -> str:
     """Report dir of one sub-run: under O= when given, else reports/<tree>/<name>."""
-    v = _v()
     if getattr(a, "output", None):
         return os.path.join(os.path.abspath(a.output), name)
-    return os.path.join(v.REPO, "reports", v.tree_name(a.ksrc or DEFAULT_KSRC), name)
+    return os.path.join(verify.REPO, "reports", verify.tree_name(a.ksrc or DEFAULT_KSRC), name)
 
 
 def run_expect_fail(opt) -> dict:
     """Run verify; return the result of a *failing* run, raise if it passed."""
-    v = _v()
     try:
-        res = v.run_verify(opt)
+        res = verify.run_verify(opt)
     except VerifyError as e:
         with open(os.path.join(opt.output, "result.json")) as f:
             res = json.load(f)
@@ -77,7 +68,7 @@ def seed(a) -> dict:
     """The 2019 i2c commit, replayed: the real 6.1 core vs a core reverted to
     in_atomic() || irqs_disabled(). Same recording-adapter tests on both."""
     print("== seed replay: real 6.1 i2c core (no patch)", flush=True)
-    real = _v().run_verify(_opts(a, series="none", label="seed-real-core",
+    real = verify.run_verify(_opts(a, series="none", label="seed-real-core",
                                  output=_reports(a, "verify-seed-real")))
     print("== seed replay: i2c core reverted to the pre-2019 in_atomic() test", flush=True)
     bad = run_expect_fail(_opts(a, series=os.path.join(SERIES, "seed-revert"),
@@ -101,18 +92,17 @@ def seed(a) -> dict:
 
 def _scan_reverted(a):
     """make scan on the reverted work copy (when the scan stage is available)."""
-    v = _v()
-    src = os.path.join(CACHE, "verify", v.tree_name(a.ksrc or DEFAULT_KSRC), "src")
-    mod = os.path.join(v.REPO, "scripts", "atomic_janitor")
+    src = os.path.join(CACHE, "verify", verify.tree_name(a.ksrc or DEFAULT_KSRC), "src")
+    mod = os.path.join(verify.REPO, "scripts", "atomic_janitor")
     if not os.path.isdir(mod):
         print("   scan: scripts/atomic_janitor not available, skipped")
         return
     out = os.path.join(CACHE, "verify", "seed-scan")
     shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, PYTHONPATH=os.path.join(v.REPO, "scripts"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(verify.REPO, "scripts"))
     p = subprocess.run([sys.executable, "-m", "atomic_janitor", "scan", "--ksrc", src,
                         "--scope", "drivers/i2c/", "--output", out],
-                       cwd=v.REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       cwd=verify.REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     recs = []
     for root, _, files in os.walk(out):
@@ -143,12 +133,11 @@ def cmd_seed(a) -> int:
 
 def demo(a) -> dict:
     """The article: the same module on a PREEMPT_COUNT kernel and on a PREEMPT_NONE one."""
-    v = _v()
     plan = initmod.GuestPlan(userspace=False, i2c_tools=False, demo=True, record=False)
     seen = {}
     for profile, frags in (("verify", ()), ("demo-nocount", (configmod.DEMO_NOCOUNT,))):
         print(f"== demo on {profile} kernel", flush=True)
-        res = v.run_verify(_opts(a, series="none", profile=profile, extra_fragments=frags,
+        res = verify.run_verify(_opts(a, series="none", profile=profile, extra_fragments=frags,
                                  plan=plan, compile_test=False, label=f"demo-{profile}",
                                  output=_reports(a, f"verify-demo-{profile}")))
         seen[profile] = res["guest"].get("demo")
@@ -169,11 +158,10 @@ def cmd_demo(a) -> int:
 
 def cmd_all(a) -> int:
     """verify-all: the series (when there is one), the seed replay, both mutants, the demo."""
-    v = _v()
     rc = 0
     if a.series:
         try:
-            v.run_verify(_opts(a, series=a.series, output=a.output))
+            verify.run_verify(_opts(a, series=a.series, output=a.output))
         except VerifyError as e:
             print(e.render(), file=sys.stderr)
             rc = 1
@@ -186,20 +174,19 @@ def cmd_all(a) -> int:
 
 def cmd_bench(a) -> int:
     """Cold verify (build dir removed), warm verify (one driver file changed), boot-to-verdict."""
-    v = _v()
-    tree = v.tree_name(a.ksrc or DEFAULT_KSRC)
+    tree = verify.tree_name(a.ksrc or DEFAULT_KSRC)
     root = os.path.join(CACHE, "verify", tree)
     series = a.series or os.path.join(SERIES, "smoke")
     figures = {}
     shutil.rmtree(os.path.join(root, "build-bench"), ignore_errors=True)
     t = time.monotonic()
-    r = v.run_verify(_opts(a, series=series, profile="bench", label="bench-cold",
+    r = verify.run_verify(_opts(a, series=series, profile="bench", label="bench-cold",
                            output=_reports(a, "verify-bench")))
     figures["cold_verify_s"] = round(time.monotonic() - t, 1)
     figures["cold_build_s"] = r["_timings"].get("build")
     figures["boot_to_verdict_s"] = r["_timings"].get("boot_to_verdict")
     t = time.monotonic()
-    r = v.run_verify(_opts(a, series=os.path.join(SERIES, "smoke-v2"), profile="bench",
+    r = verify.run_verify(_opts(a, series=os.path.join(SERIES, "smoke-v2"), profile="bench",
                            label="bench-warm", output=_reports(a, "verify-bench")))
     figures["warm_verify_one_driver_changed_s"] = round(time.monotonic() - t, 1)
     figures["warm_build_s"] = r["_timings"].get("build")

@@ -1,4 +1,1 @@
 """atomic-janitor: find and remove context-guessing predicates (in_atomic() & co) from drivers."""
-
-SCHEMA_VERSION = 1
-TOOL = "atomic-janitor"

@@ -10,6 +10,7 @@ import os
 import re
 
 from .errors import JanitorError
+from .findings import FILE_NAME, is_document
 
 PREVIOUS = "findings.previous.json"
 
@@ -29,7 +30,7 @@ def load(path):
     except ValueError:
         raise JanitorError(f"baseline {path} is not JSON", "give BASELINE= a findings.json written by make scan") \
             from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
+    if not is_document(doc):
         raise JanitorError(f"baseline {path} has no findings list", "give BASELINE= a findings.json written by make scan")
     return doc
 
@@ -57,5 +58,5 @@ def mark(doc, base, label):
 
 def previous(final_dir):
     """The findings of the scan this one replaces, if any."""
-    path = os.path.join(final_dir, "findings.json")
+    path = os.path.join(final_dir, FILE_NAME)
     return path if os.path.exists(path) else None

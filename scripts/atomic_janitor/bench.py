@@ -8,8 +8,8 @@ import tempfile
 import time
 
 from . import tree as treemod
-from .scan import family
-from .scan import run as scanrun
+from . import family
+from . import pipeline
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "cocci", "in_atomic.cocci")
 
@@ -68,7 +68,7 @@ def bench(args):
         try:
             for label in ("cold", "warm"):
                 lines = []
-                t, _doc = _timed(lambda: scanrun.scan(tree.root, args.scope, args.predicates, jobs, None,
+                t, _doc = _timed(lambda: pipeline.scan(tree.root, args.scope, args.predicates, jobs, None,
                                                       os.path.join(tmp, "out"), keep_going=True,
                                                       log=lines.append))
                 timings[label] = t

@@ -45,7 +45,7 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         if args.cmd == "scan":
-            from .scan.run import scan
+            from .pipeline import scan
             only = getattr(args, "live_bugs", None) == "only"
             doc = scan(args.ksrc, args.scope, args.predicates, args.jobs, args.format,
                        args.output or os.path.join(REPO, "reports"), keep_going=args.keep_going,

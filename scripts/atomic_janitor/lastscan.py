@@ -8,15 +8,13 @@ import json
 import os
 
 from . import atomicio
+from .findings import MANUAL_REVIEW, patchable
 from .tree import cache_root
 
 
 def _path(reports_root):
     key = hashlib.sha256(os.path.abspath(reports_root).encode()).hexdigest()[:16]
     return os.path.join(cache_root(), "last-scan", key + ".json")
-# Classes whose findings carry a fix that `make patches` turns into a patch.
-PATCHABLE = ("sleepable-proven", "atomic-proven", "caller-gfp", "caller-flag", "assertion",
-             "well-defined-condition")
 
 
 def write(reports_root, ksrc, tree_name):
@@ -34,15 +32,11 @@ def read(reports_root):
     return data if isinstance(data, dict) and data.get("ksrc") else None
 
 
-def patchable(doc):
-    return [f for f in doc["findings"] if f.get("class") in PATCHABLE and f.get("fix")]
-
-
 def class_line(doc, reports_dir):
     """The one-line verdict both stages print: what is patchable, and the next command."""
     recs = doc["findings"]
     n_patch = len(patchable(doc))
-    manual = sum(1 for f in recs if f.get("class") == "manual-review")
+    manual = sum(1 for f in recs if f.get("class") == MANUAL_REVIEW)
     where = os.path.join(os.path.relpath(reports_dir), "summary.txt")
     if n_patch:
         return f"{len(recs)} sites, {n_patch} patchable -> make patches ({manual} need manual review: {where})"

@@ -4,7 +4,6 @@ spatch only runs on files that can match. The answer is cached per name and per 
 fingerprint, so a warm re-scan greps nothing, and a changed file is re-read alone.
 """
 
-import os
 import re
 import subprocess
 

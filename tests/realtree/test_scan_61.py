@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from atomic_janitor.scan import run as scanrun
+from atomic_janitor import pipeline as scanrun
 
 pytestmark = pytest.mark.realtree
 WRITTEN_FOR = "6.1.192"

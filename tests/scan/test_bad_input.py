@@ -118,7 +118,7 @@ def test_read_only_output_keeps_previous_reports(tmp_path):
 def test_full_disk_keeps_previous_reports(tmp_path, monkeypatch):
     """A write that fails half-way (ENOSPC) leaves the last complete reports in place."""
     from atomic_janitor import atomicio
-    from atomic_janitor.scan import run as scanrun
+    from atomic_janitor import pipeline as scanrun
     out = tmp_path / "out"
     scanrun.scan(TREE, None, None, 2, None, str(out), log=lambda *a: None)
     previous = (out / "kernel-tree" / "findings.json").read_bytes()
@@ -138,7 +138,7 @@ def test_full_disk_keeps_previous_reports(tmp_path, monkeypatch):
 
 
 def test_interrupted_run_keeps_previous_reports(tmp_path, monkeypatch):
-    from atomic_janitor.scan import run as scanrun
+    from atomic_janitor import pipeline as scanrun
     out = tmp_path / "out"
     scanrun.scan(TREE, None, None, 2, None, str(out), log=lambda *a: None)
     previous = (out / "kernel-tree" / "summary.txt").read_bytes()
@@ -155,7 +155,7 @@ def test_interrupted_run_keeps_previous_reports(tmp_path, monkeypatch):
 
 def test_ctrl_c_exits_130_with_one_line(monkeypatch, capsys):
     from atomic_janitor import cli
-    from atomic_janitor.scan import run as scanrun
+    from atomic_janitor import pipeline as scanrun
 
     def interrupted(*_a, **_k):
         raise KeyboardInterrupt

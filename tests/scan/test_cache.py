@@ -6,7 +6,7 @@ import shutil
 
 from ajtest import FIXTURES
 
-from atomic_janitor.scan import run as scanrun
+from atomic_janitor import pipeline as scanrun
 
 
 def _scan(tree, out):

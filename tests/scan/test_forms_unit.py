@@ -1,6 +1,7 @@
 """Offline unit tests: form naming from spatch's construct records, C text helpers."""
 
-from atomic_janitor.scan import ctext, forms
+from atomic_janitor import ctext
+from atomic_janitor.scan import forms
 
 
 def rec(kind, **kw):

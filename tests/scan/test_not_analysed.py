@@ -1,8 +1,9 @@
 """What fails a scan (in-scope code spatch could not read) and what is only listed (headers
 outside the scope, trace event definitions)."""
 
-from atomic_janitor.scan import ctext, detect
-from atomic_janitor.scan.run import blocking_not_analysed
+from atomic_janitor import ctext
+from atomic_janitor.scan import detect
+from atomic_janitor.pipeline import blocking_not_analysed
 
 EVENT = """#include <linux/tracepoint.h>
 TRACE_EVENT(amdtp_packet,

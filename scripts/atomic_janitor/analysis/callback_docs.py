@@ -10,7 +10,7 @@ a description that says both, or says neither, leaves the callback unknown.
 import os
 import re
 
-from ..scan import ctext
+from .. import ctext
 from . import entries as E
 
 SLEEPS = re.compile(r"\b(?:can|may|might|is allowed to|are allowed to)\s+sleep\b|"

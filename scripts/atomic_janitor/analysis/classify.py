@@ -5,7 +5,6 @@ Entry point: run(tree, doc, scope, store, fps, pre, jobs) after findings.build()
 import re
 import time
 
-from ..scan import forms
 from . import entries as E
 from . import guards, livebug
 from .graph import Graph

@@ -5,7 +5,7 @@ import bisect
 import os
 import re
 
-from ..scan import ctext
+from .. import ctext
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-context.cocci")
 REGION_RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-regions.cocci")

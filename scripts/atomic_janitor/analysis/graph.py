@@ -5,7 +5,7 @@ import os
 import re
 
 from .. import spatch
-from ..scan import ctext
+from .. import ctext
 from . import entries as E
 from . import gen_facts_rule as G
 from .callback_docs import CallbackDocs

@@ -2,13 +2,13 @@
 
 A sleeping call inside such a branch runs only when the guess says "may sleep": it is that
 site's own branch, not evidence that the function sleeps whatever its context. Which names
-count is the whole family (scan/family.py), never the PREDICATES of the run, so that a
+count is the whole family (family.py), never the PREDICATES of the run, so that a
 site's class does not change with the predicates scanned."""
 
 import re
 
-from ..scan import ctext
-from ..scan.family import FAMILY, KNOWN_WRAPPERS
+from .. import ctext
+from ..family import FAMILY, KNOWN_WRAPPERS
 
 _IF = re.compile(r"\bif\s*\(")
 _GUESS = re.compile(r"\b(%s)\s*\(" % "|".join(sorted(set(FAMILY) | set(KNOWN_WRAPPERS))))

@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from .. import cache, lastscan, tree as treemod
+from .. import cache, findings, lastscan, tree as treemod
 from ..errors import JanitorError, report
 from . import series
 
@@ -37,7 +37,7 @@ def build_parser():
 
 def _check_args(doc, args, path):
     if args.predicates:
-        from ..scan import family
+        from .. import family
         want = sorted(set(family.expand(args.predicates)))
         have = sorted(doc.get("predicates") or [])
         if set(want) != set(have):
@@ -98,7 +98,7 @@ def run(args):
     if changed:
         _rescan(tree, doc, reports, changed)
         doc = series.load_findings(path)
-    if not lastscan.patchable(doc):
+    if not findings.patchable(doc):
         # No empty "[PATCH 0/0]": say why, and leave any earlier series as it was.
         print(f"atomic-janitor: {tree.name}: no series written: "
               f"{lastscan.class_line(doc, os.path.dirname(path))}")

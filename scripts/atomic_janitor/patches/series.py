@@ -10,12 +10,13 @@ import shutil
 import subprocess
 import sys
 
-from .. import atomicio, lastscan
+from .. import atomicio
 from ..errors import JanitorError
-from ..scan import ctext
+from ..findings import PATCHABLE
+from .. import ctext
 from . import checkpatch, fix, maintainers, message
 
-FIXABLE = frozenset(lastscan.PATCHABLE)
+FIXABLE = frozenset(PATCHABLE)
 ZERO_FROM = "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
 FIXED_DATE = "1970-01-01T00:00:00+0000"   # for the throwaway commits; Date: is dropped from the files
 

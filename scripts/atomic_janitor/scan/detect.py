@@ -9,10 +9,10 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .. import prefilter as prefiltermod
 from .. import spatch
-from . import ctext, forms
-from .family import FAMILY, KNOWN_WRAPPERS, is_definition
+from .. import ctext
+from . import forms
+from ..family import FAMILY, KNOWN_WRAPPERS, is_definition
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "in_atomic.cocci")
 MAX_ROUNDS = 8

@@ -1,14 +1,19 @@
-"""`make scan`: tree -> detection -> findings.json -> every report format, written atomically."""
+"""`make scan`, the stages in order: the scan stage detects the uses and writes them as
+unclassified findings, the analysis stage classifies them, the report stage renders every
+format, and the result replaces the previous reports atomically. The only module that knows
+the order; each stage knows the findings contract and the shared helpers, never another stage."""
 
 import os
 import time
 
-from .. import baseline as baselinemod
-from .. import cache, findings, lastscan, prefilter, tree as treemod
-from ..atomicio import replace_dir, staging_dir, write_json
-from ..errors import IncompleteScan, JanitorError
-from ..report import render_all
-from . import detect, family
+from . import baseline as baselinemod
+from . import cache, family, lastscan, prefilter, tree as treemod
+from .analysis import classify as classifymod
+from .atomicio import replace_dir, staging_dir, write_json
+from .errors import IncompleteScan, JanitorError
+from .findings import FILE_NAME
+from .report import render_all
+from .scan import detect, records
 
 DEFAULT_SCOPE = ("drivers/", "sound/", "include/drm/")
 FORMATS = ("summary", "json", "sarif", "html")
@@ -79,10 +84,9 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     pre.save()
     fps.save()
 
-    doc = findings.build(tree, det, predicates, scope, det.read_lines)
+    doc = records.build(tree, det, predicates, scope, det.read_lines)
     t_detect = time.monotonic() - t0
     if classify:
-        from ..analysis import classify as classifymod
         classifymod.run(tree, doc, scope, store, fps, pre, jobs)
         classifymod.LAST_TIMING["detect_seconds"] = t_detect
         tm = classifymod.LAST_TIMING
@@ -95,7 +99,7 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     baselinemod.mark(doc, base, "previous scan" if prev and not baseline_path else prev)
     staging = staging_dir(final)
     try:
-        write_json(os.path.join(staging, "findings.json"), doc)
+        write_json(os.path.join(staging, FILE_NAME), doc)
         if base is not None and not baseline_path:
             write_json(os.path.join(staging, baselinemod.PREVIOUS), base)
         render_all(doc, staging, formats)
