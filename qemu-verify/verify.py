@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 import time
 from typing import Dict, List, Optional, Sequence
 
@@ -49,19 +50,42 @@ def stable(text: str) -> str:
 
 
 class Out:
-    """One line per stage on stdout; the same lines, without timings, in summary.txt."""
+    """One line per stage on stdout; the same lines, without timings, in summary.txt. On a
+    terminal the stage under way shows its running time (quiet in CI and pipes)."""
 
     def __init__(self, quiet: bool = False):
         self.lines: List[str] = []
         self.quiet = quiet
+        self._ticker: Optional[threading.Event] = None
+
+    def working(self, name: str) -> None:
+        self.stop()
+        if self.quiet or not sys.stdout.isatty():
+            return
+        done = self._ticker = threading.Event()
+        t0 = time.monotonic()
+
+        def tick():
+            while not done.wait(1.0):
+                sys.stdout.write(f"\r[{name:<9}] ...  {time.monotonic() - t0:.0f}s")
+                sys.stdout.flush()
+        threading.Thread(target=tick, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._ticker:
+            self._ticker.set()
+            self._ticker = None
+            sys.stdout.write("\r\033[K")
 
     def stage(self, name: str, status: str, text: str, secs: Optional[float] = None):
+        self.stop()
         line = f"[{name:<9}] {status:<4} {text}"
         self.lines.append(f"[{name:<9}] {status:<4} {stable(text)}")
         if not self.quiet:
             print(line + (f" ({secs:.1f}s)" if secs is not None else ""), flush=True)
 
     def info(self, text: str):
+        self.stop()
         self.lines.append(text)
         if not self.quiet:
             print(text, flush=True)
@@ -166,6 +190,7 @@ def run_verify(opt: RunOptions) -> dict:
     try:
         # ---------------------------------------------------------------- tree / series
         t0 = time.monotonic()
+        o.working("tree")
         wt = applymod.WorkTree(ksrc, root, log)
         how = wt.prepare()
         paths = [] if series == "none" else applymod.list_series(series)
@@ -180,6 +205,7 @@ def run_verify(opt: RunOptions) -> dict:
 
         # ---------------------------------------------------------------- config
         t0 = time.monotonic()
+        o.working("config")
         touched = sorted({f for p in patches for f in p.files})
         units = {f: compilemod.plan_unit(wt.src, f) for f in touched} \
             if opt.compile_test and not opt.kdir else {}
@@ -207,6 +233,7 @@ def run_verify(opt: RunOptions) -> dict:
             kdir_kos = _kdir_flow(opt, wt, build, root, patches, prow, stage, log, blog, out_dir)
         # ---------------------------------------------------------------- apply + compile
         t0 = time.monotonic()
+        o.working("apply")
         objs_all = sorted({o for u in units.values() for o in u.objects})
         baseline = _baseline(wt, build, objs_all, opt.jobs, blog, dotconfig)
         n_new_warn = 0
@@ -272,6 +299,7 @@ def run_verify(opt: RunOptions) -> dict:
 
         # ---------------------------------------------------------------- build
         t0 = time.monotonic()
+        o.working("build")
         buildmod.build_kernel(wt.src, build, opt.jobs, blog)
         mods = buildmod.build_test_modules(build, os.path.join(root, f"modules-{opt.profile}"),
                                            opt.jobs, blog)
@@ -288,6 +316,7 @@ def run_verify(opt: RunOptions) -> dict:
 
         # ---------------------------------------------------------------- initramfs
         t0 = time.monotonic()
+        o.working("initramfs")
         plan = dataclasses.replace(opt.plan) if opt.plan else initmod.GuestPlan()
         plan.load_modules = list(plan.load_modules)
         probes = []
@@ -342,6 +371,7 @@ def run_verify(opt: RunOptions) -> dict:
 
         # ---------------------------------------------------------------- boot
         t0 = time.monotonic()
+        o.working("boot")
         accel = bootmod.pick_accel(log, buildmod.bzimage(build), initrd)
         br = bootmod.boot(buildmod.bzimage(build), initrd, os.path.join(staging, "console.log"),
                           opt.timeout, log, accel)
@@ -353,6 +383,7 @@ def run_verify(opt: RunOptions) -> dict:
         # ---------------------------------------------------------------- parse
         _parse_into(res, br.console, prow, plan, o, stage, br)
     except VerifyError as e:
+        o.stop()
         res["failed_stage"] = res["failed_stage"] or e.stage
         res["message"] = e.message
         res["error"] = e.render()

@@ -7,7 +7,7 @@ SIGNOFF  ?=
 UPSTREAM ?=
 PATCHDIR ?=
 
-AJ_PATCHES := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m atomic_janitor.patches
+AJ_PATCHES := PYTHONPATH=$(CURDIR)/scripts $(PYTHON) -m atomic_janitor patches
 # PREDICATES and SCOPE only when the user gives them (then they are checked against the
 # scan); otherwise the scan's own, read from findings.json, as is the tree of the last scan.
 given = $(filter command line environment,$(origin $(1)))

@@ -38,10 +38,16 @@ def build_parser():
     p = sub.add_parser("setup", help="install Coccinelle and unpack the default tree")
     p.add_argument("--ksrc")
     _common(sub.add_parser("bench", help="time the scan against the kernel's coccicheck"))
+    sub.add_parser("patches", help="write the series for the proven sites (options: patches --help)")
     return parser
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["patches"]:
+        # The patches stage has its own options (python3 -m atomic_janitor patches --help).
+        from .pipeline import patches
+        return patches(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         if args.cmd == "scan":
@@ -50,7 +56,7 @@ def main(argv=None):
             doc = scan(args.ksrc, args.scope, args.predicates, args.jobs, args.format,
                        args.output or os.path.join(REPO, "reports"), keep_going=args.keep_going,
                        use_cache=not args.no_cache, log=(lambda *a, **k: None) if only else print,
-                       baseline_path=args.baseline)
+                       baseline_path=args.baseline, series_root=os.path.join(REPO, "patches-generated"))
             if only:
                 from .report.summary import live_bug_lines
                 lines = live_bug_lines(doc["findings"])

@@ -3,9 +3,16 @@ docs/findings-schema.md, checked by schema/findings.schema.json). Every stage re
 writes findings through these names; this module imports nothing of the tool, so that any
 stage can depend on it without depending on another stage."""
 
+import hashlib
+import json
+
 SCHEMA_VERSION = 1
 TOOL = "atomic-janitor"
 FILE_NAME = "findings.json"
+# What `make patches` writes beside a series: each patched finding's id, its patch file and
+# the digest of the fix it carries out, so that a report links a finding to its patch only
+# while the finding still asks for that same fix.
+SERIES_INDEX = "index.json"
 
 UNCLASSIFIED = "unclassified"
 MANUAL_REVIEW = "manual-review"
@@ -36,3 +43,7 @@ def is_document(doc):
     """Whether `doc` has the shape of a findings document (what a baseline or a stale file
     must have before any stage reads it)."""
     return isinstance(doc, dict) and isinstance(doc.get("findings"), list)
+
+
+def fix_digest(fix):
+    return hashlib.sha256(json.dumps(fix, sort_keys=True).encode()).hexdigest()[:16]

@@ -3,6 +3,7 @@ unclassified findings, the analysis stage classifies them, the report stage rend
 format, and the result replaces the previous reports atomically. The only module that knows
 the order; each stage knows the findings contract and the shared helpers, never another stage."""
 
+import json
 import os
 import time
 
@@ -11,8 +12,8 @@ from . import cache, family, lastscan, prefilter, tree as treemod
 from .analysis import classify as classifymod
 from .atomicio import replace_dir, staging_dir, write_json
 from .errors import IncompleteScan, JanitorError
-from .findings import FILE_NAME
-from .report import render_all
+from .findings import FILE_NAME, SERIES_INDEX, fix_digest
+from .report import render_all, render_html
 from .scan import detect, records
 
 DEFAULT_SCOPE = ("drivers/", "sound/", "include/drm/")
@@ -69,8 +70,44 @@ def output_dir(out_root, tree):
     return os.path.join(out_root, tree.name)
 
 
+def patch_links(doc, report_dir, series_dir):
+    """{finding id: href of its patch, relative to report_dir} from the series index that
+    `make patches` wrote, for the findings that still ask for the fix their patch carries out.
+    No index (no series yet) or an unreadable one: no links."""
+    try:
+        with open(os.path.join(series_dir, SERIES_INDEX), encoding="utf-8") as fh:
+            index = json.load(fh)
+        patches = index["patches"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    out = {}
+    for f in doc["findings"]:
+        p = patches.get(f["id"])
+        if p and f.get("fix") and p.get("fix") == fix_digest(f["fix"]):
+            out[f["id"]] = os.path.relpath(os.path.join(series_dir, p["file"]), report_dir).replace(os.sep, "/")
+    return out
+
+
+def _link_reports(res):
+    """After `make patches`: index.html beside the findings links each fix to its patch."""
+    report_dir = os.path.dirname(res["findings"])
+    if not os.path.exists(os.path.join(report_dir, "index.html")):
+        return
+    with open(res["findings"], encoding="utf-8") as fh:
+        doc = json.load(fh)
+    links = patch_links(doc, report_dir, res["dir"])
+    render_html(doc, report_dir, links)
+    print(f"  {len(links)} fix(es) linked to their patch in {os.path.relpath(report_dir)}/index.html")
+
+
+def patches(argv):
+    """`make patches`: the patches stage, then the report's links to what it wrote."""
+    from .patches import cli as patches_cli
+    return patches_cli.main(argv, after=_link_reports)
+
+
 def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_going=False,
-         use_cache=True, log=print, classify=True, baseline_path=None):
+         use_cache=True, log=print, classify=True, baseline_path=None, series_root=None):
     predicates = parse_predicates(predicates_spec)
     formats = parse_formats(formats_spec)
     tree = treemod.resolve(ksrc)
@@ -102,7 +139,8 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         write_json(os.path.join(staging, FILE_NAME), doc)
         if base is not None and not baseline_path:
             write_json(os.path.join(staging, baselinemod.PREVIOUS), base)
-        render_all(doc, staging, formats)
+        links = patch_links(doc, final, os.path.join(series_root, tree.name)) if series_root else {}
+        render_all(doc, staging, formats, links)
         replace_dir(staging, final)
     except BaseException:
         import shutil

@@ -5,10 +5,11 @@ import time
 
 
 class Progress:
-    def __init__(self, label, total, stream=None):
+    def __init__(self, label, total, stream=None, unit="files"):
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty()
         self.label = label
+        self.unit = unit
         self.total = total
         self.done = 0
         self.start = time.monotonic()
@@ -21,7 +22,7 @@ class Progress:
         eta = ""
         if self.done and self.done < self.total:
             eta = f", ETA {elapsed / self.done * (self.total - self.done):.0f}s"
-        self.stream.write(f"\r{self.label}: {self.done}/{self.total} files, {elapsed:.1f}s{eta}   ")
+        self.stream.write(f"\r{self.label}: {self.done}/{self.total} {self.unit}, {elapsed:.1f}s{eta}   ")
         self.stream.flush()
 
     def close(self):

@@ -1,4 +1,6 @@
-"""`make patches`: python3 -m atomic_janitor.patches [options]."""
+"""The patches stage: findings.json -> patches-generated/<tree>/. `make patches` runs it
+through the driver (python3 -m atomic_janitor patches), which then links the HTML report to
+the patches; python3 -m atomic_janitor.patches runs the stage alone."""
 
 import argparse
 import os
@@ -102,7 +104,7 @@ def run(args):
         # No empty "[PATCH 0/0]": say why, and leave any earlier series as it was.
         print(f"atomic-janitor: {tree.name}: no series written: "
               f"{lastscan.class_line(doc, os.path.dirname(path))}")
-        return 0
+        return None
     upstream = treemod.resolve(args.upstream) if args.upstream else None
     out = os.path.abspath(args.output or os.path.join(REPO, "patches-generated"))
     res = series.build(tree, doc, path, out, os.path.join(reports, tree.name), from_=args.from_,
@@ -119,13 +121,19 @@ def run(args):
                 lines += sum(1 for l in fh if l.startswith(("+", "-")) and not l.startswith(("+++", "---")))
         print(f"bench: {time.monotonic() - t0:.1f}s; {res['patches']} patches, {len(files)} files, "
               f"{lines} changed lines")
-    return 0
+    res["findings"] = path
+    return res
 
 
-def main(argv=None):
+def main(argv=None, after=None):
+    """after(result), when given, runs once a series was written (result: run()'s dict, with
+    "dir" the series and "findings" the findings.json it came from)."""
     args = build_parser().parse_args(argv)
     try:
-        return run(args)
+        res = run(args)
+        if res and after:
+            after(res)
+        return 0
     except JanitorError as err:
         return report(err)
     except KeyboardInterrupt:

@@ -12,7 +12,8 @@ import sys
 
 from .. import atomicio
 from ..errors import JanitorError
-from ..findings import PATCHABLE
+from ..findings import PATCHABLE, SERIES_INDEX, fix_digest
+from ..progress import Progress
 from .. import ctext
 from . import checkpatch, fix, maintainers, message
 
@@ -252,7 +253,9 @@ def build(tree, doc, findings_path, out_root, reports_dir, from_=None, signoff=N
     ws = fix.Workspace(root)
     try:
         results = []
+        progress = Progress("patches: fixing", len(groups), unit="patches")
         for g in groups:
+            progress.step()
             files = sorted({f for _s, p in g for f in p.files})
             saved = {f: ws.read(f) for f in files}
             seen = set()
@@ -277,6 +280,7 @@ def build(tree, doc, findings_path, out_root, reports_dir, from_=None, signoff=N
             changed = [f for f in files if ws.read(f) != saved[f]]
             if changed:
                 results.append((g, changed))
+        progress.close()
         return _emit(tree, doc, ws, results, skipped, out_root, (a_name, a_mail), so, verify, upstream, root)
     finally:
         ws.close()
@@ -319,7 +323,9 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
         names = sorted(x for x in os.listdir(stage) if x.endswith(".patch"))
         tally = collections.Counter()
         notes = []
+        progress = Progress("patches: checkpatch", len(names), unit="patches")
         for name, m in zip(names, meta):
+            progress.step()
             path = os.path.join(stage, name)
             to, cc = maintainers.recipients(root, path)
             m["to"], m["cc"], m["file"] = to, cc, name
@@ -332,12 +338,18 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
             m["checkpatch"] = v
             for sev, text in msgs or []:
                 notes.append(f"  {name}: {sev}: {text}")
+        progress.close()
         summary = {"patches": n, "skipped": skipped, "tally": dict(tally), "meta": meta,
                    "checkpatch_notes": notes}
         cover = _cover(tree, doc, meta, skipped, tally, notes, author, upstream, gitdir, env, root, signoff)
         atomicio.write_text(os.path.join(stage, "0000-cover-letter.patch"), cover)
         atomicio.write_text(os.path.join(stage, "manual-review.txt"), manual_review_text(doc, skipped))
         atomicio.write_text(os.path.join(stage, "series"), "".join(m["file"] + "\n" for m in meta))
+        fixes = {f["id"]: f.get("fix") for f in doc["findings"]}
+        index = {i: {"file": m["file"], "fix": fix_digest(fixes[i])}
+                 for m in meta for s in m["sites"] for i in s["ids"]}
+        atomicio.write_text(os.path.join(stage, SERIES_INDEX),
+                            atomicio.dumps_json({"tree": tree.name, "patches": index}))
         for x in os.listdir(stage):
             os.chmod(os.path.join(stage, x), 0o644)
         atomicio.replace_dir(stage, final)
