@@ -41,6 +41,7 @@ position p, q;
 @@
 acq@q(E, ...)
 ... when != rel(E, ...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -56,6 +57,7 @@ position reg_lock.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -73,6 +75,7 @@ position reg_lock.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -91,6 +94,7 @@ position p, q;
 @@
 acq@q(E, ...)
 ... when != rel(E, ...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -106,6 +110,7 @@ position reg_irqsave.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -123,6 +128,7 @@ position reg_irqsave.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -140,6 +146,7 @@ position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -155,6 +162,7 @@ position reg_irq.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -172,6 +180,7 @@ position reg_irq.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -189,6 +198,7 @@ position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -204,6 +214,7 @@ position reg_bh.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -221,6 +232,7 @@ position reg_bh.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -238,6 +250,7 @@ position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -253,6 +266,7 @@ position reg_preempt.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -270,6 +284,7 @@ position reg_preempt.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -287,6 +302,7 @@ position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -302,6 +318,7 @@ position reg_rcu.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -319,6 +336,7 @@ position reg_rcu.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -336,6 +354,7 @@ position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -351,6 +370,7 @@ position reg_cpu.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -368,6 +388,7 @@ position reg_cpu.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -385,6 +406,7 @@ position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -400,6 +422,7 @@ position reg_pagefault.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -417,6 +440,7 @@ position reg_pagefault.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -435,6 +459,7 @@ position p, q;
 @@
 acq@q(E, ...)
 ... when != rel(E, ...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -450,6 +475,7 @@ position reg_try.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }

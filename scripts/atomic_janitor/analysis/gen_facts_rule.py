@@ -159,6 +159,10 @@ ALL_REL = [n for _f, _p, _a, rel in FAMILIES for n in rel]
 
 
 WANTED = "identifier f : script:python() { f in CALLEES };\n"
+# Every `...` that leads to a wanted call says `when any`: by default `...` stops at the first
+# node that matches what follows it (shortest path), so only the first wanted call after an
+# acquire got its region, and only the first from the entry its "entry" record. A second
+# call under the same spinlock then read as "no region": the caller's context, not atomic.
 
 
 def rules():
@@ -178,6 +182,7 @@ def rules():
 @@
 acq@q({a_arg})
 ... when != rel({r_arg})
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -192,6 +197,7 @@ position reg_{fam}.p, e;
 @@
 fn(...) {{
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }}
@@ -207,6 +213,7 @@ position reg_{fam}.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@
@@ -243,6 +250,7 @@ expression E;
 @@
 acq@q(E, ...)
 ... when != rel(E, ...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -257,6 +265,7 @@ position reg_try.p, e;
 @@
 fn(...) {{
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }}
