@@ -45,6 +45,7 @@ position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
+    when any
 f@p(...)
 
 @script:python depends on janitor@
@@ -60,6 +61,7 @@ position hreg.p, e;
 @@
 fn(...) {
 ... when != acq(...)
+    when any
 f@p@e(...)
 ... when any
 }
@@ -77,6 +79,7 @@ position hreg.p, e;
 @@
 rel(...)
 ... when != acq(...)
+    when any
 f@p@e(...)
 
 @script:python depends on janitor@

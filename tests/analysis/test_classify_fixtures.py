@@ -5,7 +5,8 @@ import pytest
 
 ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu", "fx_under_preempt",
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
-              "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second"]
+              "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
+              "fx_region_h1", "fx_region_h2"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
