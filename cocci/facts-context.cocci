@@ -69,6 +69,32 @@ f << call.f;
 @@
 aj_emit("call", p, callee=f)
 
+// Calls through a struct member (ops->fn(...), tbl->handlers[i](...)): recorded under the
+// callee name ".member", the name facts-regions.cocci is asked about for their regions.
+// Only these forms are recorded, the ones the region rules match: any other use of a
+// member (read into a variable, passed on) is no call, and the graph treats it as an escape.
+
+@fcall depends on janitor@
+identifier g;
+expression E9, I9;
+position p;
+@@
+(
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
+
+@script:python depends on janitor@
+p << fcall.p;
+g << fcall.g;
+@@
+aj_emit("call", p, callee="." + g)
+
 // ------------------------------------------------ helpers holding: lock
 
 @hold_lock depends on janitor exists@

@@ -5,7 +5,8 @@
 //# A fact-collection rule: it prints one JSON record a fact on lines starting with
 //# "AJ:" in janitor mode. The helper names come from $AJ_PREDICATES: "+name" for a
 //# function that opens a region, "-name" for one that closes it; a bare name is a
-//# callee whose calls' regions are wanted (as in facts-regions.cocci). A helper region
+//# callee whose calls' regions are wanted (as in facts-regions.cocci; ".member" for a
+//# call through that struct member). A helper region
 //# ends at any closing helper or primitive release (helpers rarely nest).
 ///
 // Confidence: Moderate
@@ -41,12 +42,24 @@ def aj_emit(kind, p, **kw):
 identifier acq : script:python() { acq in HACQ };
 identifier rel : script:python() { rel in CLOSE };
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << hreg.p;
@@ -56,13 +69,24 @@ aj_emit("region", p, family="helper", at=int(q[0].line))
 
 @entry depends on janitor exists@
 identifier acq : script:python() { acq in HACQ };
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position hreg.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -74,13 +98,24 @@ aj_emit("entry", p)
 @after depends on janitor exists@
 identifier acq : script:python() { acq in HACQ };
 identifier rel : script:python() { rel in CLOSE };
-identifier f;
+identifier f, g;
+expression E9, I9;
 position hreg.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after.e;

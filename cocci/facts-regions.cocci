@@ -37,12 +37,24 @@ expression E;
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(E, ...)
 ... when != rel(E, ...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_lock.p;
@@ -52,13 +64,24 @@ aj_emit("region", p, family="lock", at=int(q[0].line))
 
 @entry_lock depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_lock.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -70,13 +93,24 @@ aj_emit("entry", p)
 @after_lock depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_lock.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_lock.e;
@@ -90,12 +124,24 @@ expression E;
 identifier acq = {local_irq_save, raw_local_irq_save};
 identifier rel = {local_irq_restore, raw_local_irq_restore};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(E, ...)
 ... when != rel(E, ...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_irqsave.p;
@@ -105,13 +151,24 @@ aj_emit("region", p, family="irqsave", at=int(q[0].line))
 
 @entry_irqsave depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_irqsave.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -123,13 +180,24 @@ aj_emit("entry", p)
 @after_irqsave depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_irqsave.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_irqsave.e;
@@ -142,12 +210,24 @@ aj_emit("entry", p, after_release=1)
 identifier acq = {local_irq_disable, raw_local_irq_disable};
 identifier rel = {local_irq_enable, raw_local_irq_enable};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_irq.p;
@@ -157,13 +237,24 @@ aj_emit("region", p, family="irq", at=int(q[0].line))
 
 @entry_irq depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_irq.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -175,13 +266,24 @@ aj_emit("entry", p)
 @after_irq depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_irq.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_irq.e;
@@ -194,12 +296,24 @@ aj_emit("entry", p, after_release=1)
 identifier acq = {local_bh_disable};
 identifier rel = {local_bh_enable};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_bh.p;
@@ -209,13 +323,24 @@ aj_emit("region", p, family="bh", at=int(q[0].line))
 
 @entry_bh depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_bh.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -227,13 +352,24 @@ aj_emit("entry", p)
 @after_bh depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_bh.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_bh.e;
@@ -246,12 +382,24 @@ aj_emit("entry", p, after_release=1)
 identifier acq = {preempt_disable, preempt_disable_notrace};
 identifier rel = {preempt_enable, preempt_enable_no_resched, preempt_enable_notrace};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_preempt.p;
@@ -261,13 +409,24 @@ aj_emit("region", p, family="preempt", at=int(q[0].line))
 
 @entry_preempt depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_preempt.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -279,13 +438,24 @@ aj_emit("entry", p)
 @after_preempt depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_preempt.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_preempt.e;
@@ -298,12 +468,24 @@ aj_emit("entry", p, after_release=1)
 identifier acq = {rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace};
 identifier rel = {rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_rcu.p;
@@ -313,13 +495,24 @@ aj_emit("region", p, family="rcu", at=int(q[0].line))
 
 @entry_rcu depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_rcu.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -331,13 +524,24 @@ aj_emit("entry", p)
 @after_rcu depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_rcu.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_rcu.e;
@@ -350,12 +554,24 @@ aj_emit("entry", p, after_release=1)
 identifier acq = {get_cpu, get_cpu_var, get_cpu_ptr};
 identifier rel = {put_cpu, put_cpu_var, put_cpu_ptr};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_cpu.p;
@@ -365,13 +581,24 @@ aj_emit("region", p, family="cpu", at=int(q[0].line))
 
 @entry_cpu depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_cpu.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -383,13 +610,24 @@ aj_emit("entry", p)
 @after_cpu depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_cpu.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_cpu.e;
@@ -402,12 +640,24 @@ aj_emit("entry", p, after_release=1)
 identifier acq = {pagefault_disable};
 identifier rel = {pagefault_enable};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(...)
 ... when != rel(...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_pagefault.p;
@@ -417,13 +667,24 @@ aj_emit("region", p, family="pagefault", at=int(q[0].line))
 
 @entry_pagefault depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_pagefault.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 
@@ -435,13 +696,24 @@ aj_emit("entry", p)
 @after_pagefault depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock, local_irq_restore, raw_local_irq_restore, local_irq_enable, raw_local_irq_enable, local_bh_enable, preempt_enable, preempt_enable_no_resched, preempt_enable_notrace, rcu_read_unlock, rcu_read_unlock_bh, rcu_read_unlock_sched, rcu_read_unlock_sched_notrace, put_cpu, put_cpu_var, put_cpu_ptr, pagefault_enable};
-identifier f;
+identifier f, g;
+expression E9, I9;
 position reg_pagefault.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 
 @script:python depends on janitor@
 p << after_pagefault.e;
@@ -455,12 +727,24 @@ expression E;
 identifier acq = {spin_trylock, spin_trylock_irq, spin_trylock_irqsave, spin_trylock_bh, raw_spin_trylock, raw_spin_trylock_irq, raw_spin_trylock_irqsave, raw_spin_trylock_bh, read_trylock, write_trylock, local_trylock, local_trylock_irqsave, netif_tx_trylock, __netif_tx_trylock};
 identifier rel = {spin_unlock, spin_unlock_irq, spin_unlock_irqrestore, spin_unlock_bh, raw_spin_unlock, raw_spin_unlock_irq, raw_spin_unlock_irqrestore, raw_spin_unlock_bh, read_unlock, read_unlock_irq, read_unlock_irqrestore, read_unlock_bh, write_unlock, write_unlock_irq, write_unlock_irqrestore, write_unlock_bh, local_unlock, local_unlock_irq, local_unlock_irqrestore, local_unlock_nested_bh, write_sequnlock, write_sequnlock_irq, write_sequnlock_irqrestore, write_sequnlock_bh, read_sequnlock_excl, read_sequnlock_excl_irq, read_sequnlock_excl_irqrestore, read_sequnlock_excl_bh, bit_spin_unlock, __bit_spin_unlock, hlist_bl_unlock, netif_tx_unlock, netif_tx_unlock_bh, netif_addr_unlock, netif_addr_unlock_bh, __netif_tx_unlock, __netif_tx_unlock_bh, bh_unlock_sock};
 identifier f : script:python() { f in CALLEES };
+identifier g : script:python() { ("." + g) in CALLEES };
+expression E9, I9;
 position p, q;
 @@
 acq@q(E, ...)
 ... when != rel(E, ...)
     when any
+(
 f@p(...)
+|
+E9->g@p(...)
+|
+E9.g@p(...)
+|
+E9->g@p[I9](...)
+|
+E9.g@p[I9](...)
+)
 
 @script:python depends on janitor@
 p << reg_try.p;
@@ -470,13 +754,24 @@ aj_emit("region", p, family="trylock", at=int(q[0].line))
 
 @entry_try depends on janitor exists@
 identifier acq = {spin_lock, spin_lock_irq, spin_lock_irqsave, spin_lock_bh, spin_lock_nested, spin_lock_irqsave_nested, spin_lock_nest_lock, raw_spin_lock, raw_spin_lock_irq, raw_spin_lock_irqsave, raw_spin_lock_bh, raw_spin_lock_nested, raw_spin_lock_irqsave_nested, read_lock, read_lock_irq, read_lock_irqsave, read_lock_bh, write_lock, write_lock_irq, write_lock_irqsave, write_lock_bh, write_lock_nested, local_lock, local_lock_irq, local_lock_irqsave, local_lock_nested_bh, write_seqlock, write_seqlock_irq, write_seqlock_irqsave, write_seqlock_bh, read_seqlock_excl, read_seqlock_excl_irq, read_seqlock_excl_irqsave, read_seqlock_excl_bh, bit_spin_lock, hlist_bl_lock, netif_tx_lock, netif_tx_lock_bh, netif_addr_lock, netif_addr_lock_bh, __netif_tx_lock, __netif_tx_lock_bh, bh_lock_sock, bh_lock_sock_nested, local_irq_save, raw_local_irq_save, local_irq_disable, raw_local_irq_disable, local_bh_disable, preempt_disable, preempt_disable_notrace, rcu_read_lock, rcu_read_lock_bh, rcu_read_lock_sched, rcu_read_lock_sched_notrace, get_cpu, get_cpu_var, get_cpu_ptr, pagefault_disable};
-identifier fn, f;
+identifier fn, f, g;
+expression E9, I9;
 position reg_try.p, e;
 @@
 fn(...) {
 ... when != acq(...)
     when any
+(
 f@p@e(...)
+|
+E9->g@p@e(...)
+|
+E9.g@p@e(...)
+|
+E9->g@p@e[I9](...)
+|
+E9.g@p@e[I9](...)
+)
 ... when any
 }
 

@@ -316,6 +316,9 @@ def _callers(g, n):
     for e in g.in_edges.get(n.key, []):
         if e.caller.macro:
             return None, f"called through macro {e.caller.name}"
+        if e.via:
+            return None, (f"{n.name}() is called through ->{e.via[0]} ({e.file}:{e.line}): it cannot take a "
+                          "new parameter")
         kinds = set()
         if e.atomic:
             kinds.add(E.ATOMIC)

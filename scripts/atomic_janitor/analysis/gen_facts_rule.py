@@ -79,6 +79,18 @@ CALLEES = """import os
 CALLEES = frozenset(n for n in (os.environ.get("AJ_PREDICATES") or "").split(",") if n)
 """
 
+# A call through a member, in the forms both rules know; {p} is the position suffix.
+FIELD_CALLS = """(
+E9->g{p}(...)
+|
+E9.g{p}(...)
+|
+E9->g{p}[I9](...)
+|
+E9.g{p}[I9](...)
+)
+"""
+
 CONTEXT_HEADER = """\
 // SPDX-License-Identifier: GPL-2.0-only
 /// Facts for context inference, first pass: function definitions, every call with its
@@ -134,6 +146,23 @@ p << call.p;
 f << call.f;
 @@
 aj_emit("call", p, callee=f)
+
+// Calls through a struct member (ops->fn(...), tbl->handlers[i](...)): recorded under the
+// callee name ".member", the name facts-regions.cocci is asked about for their regions.
+// Only these forms are recorded, the ones the region rules match: any other use of a
+// member (read into a variable, passed on) is no call, and the graph treats it as an escape.
+
+@fcall depends on janitor@
+identifier g;
+expression E9, I9;
+position p;
+@@
+""" + FIELD_CALLS.format(p="@p") + """
+@script:python depends on janitor@
+p << fcall.p;
+g << fcall.g;
+@@
+aj_emit("call", p, callee="." + g)
 """
 
 REGIONS_HEADER = """\
@@ -158,7 +187,15 @@ ALL_ACQ = [n for _f, _p, acq, _r in FAMILIES for n in acq]
 ALL_REL = [n for _f, _p, _a, rel in FAMILIES for n in rel]
 
 
-WANTED = "identifier f : script:python() { f in CALLEES };\n"
+WANTED = ("identifier f : script:python() { f in CALLEES };\n"
+          "identifier g : script:python() { (\".\" + g) in CALLEES };\nexpression E9, I9;\n")
+
+
+def call_at(p):
+    """A wanted call at position(s) p: a named function, or a member (".name" in CALLEES)."""
+    return (f"(\nf{p}(...)\n|\n" + FIELD_CALLS.format(p=p)[2:]).rstrip("\n")
+
+
 # Every `...` that leads to a wanted call says `when any`: by default `...` stops at the first
 # node that matches what follows it (shortest path), so only the first wanted call after an
 # acquire got its region, and only the first from the entry its "entry" record. A second
@@ -183,7 +220,7 @@ def rules():
 acq@q({a_arg})
 ... when != rel({r_arg})
     when any
-f@p(...)
+{call_at("@p")}
 
 @script:python depends on janitor@
 p << reg_{fam}.p;
@@ -192,13 +229,14 @@ q << reg_{fam}.q;
 aj_emit("region", p, family="{fam}", at=int(q[0].line))
 
 @entry_{fam} depends on janitor exists@
-{idset("acq", ALL_ACQ)}identifier fn, f;
+{idset("acq", ALL_ACQ)}identifier fn, f, g;
+expression E9, I9;
 position reg_{fam}.p, e;
 @@
 fn(...) {{
 ... when != acq(...)
     when any
-f@p@e(...)
+{call_at("@p@e")}
 ... when any
 }}
 
@@ -208,13 +246,14 @@ p << entry_{fam}.e;
 aj_emit("entry", p)
 
 @after_{fam} depends on janitor exists@
-{idset("acq", ALL_ACQ)}{idset("rel", ALL_REL)}identifier f;
+{idset("acq", ALL_ACQ)}{idset("rel", ALL_REL)}identifier f, g;
+expression E9, I9;
 position reg_{fam}.p, e;
 @@
 rel(...)
 ... when != acq(...)
     when any
-f@p@e(...)
+{call_at("@p@e")}
 
 @script:python depends on janitor@
 p << after_{fam}.e;
@@ -251,7 +290,7 @@ expression E;
 acq@q(E, ...)
 ... when != rel(E, ...)
     when any
-f@p(...)
+{call_at("@p")}
 
 @script:python depends on janitor@
 p << reg_try.p;
@@ -260,13 +299,14 @@ q << reg_try.q;
 aj_emit("region", p, family="trylock", at=int(q[0].line))
 
 @entry_try depends on janitor exists@
-{idset("acq", all_acq)}identifier fn, f;
+{idset("acq", all_acq)}identifier fn, f, g;
+expression E9, I9;
 position reg_try.p, e;
 @@
 fn(...) {{
 ... when != acq(...)
     when any
-f@p@e(...)
+{call_at("@p@e")}
 ... when any
 }}
 

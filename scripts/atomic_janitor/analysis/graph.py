@@ -9,6 +9,8 @@ from .. import ctext
 from . import entries as E
 from . import gen_facts_rule as G
 from .callback_docs import CallbackDocs
+from .roots import driver_root as _driver_root
+from . import member_calls
 from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
 MAX_NODES = 60000           # whole graph: a safety net against runaway growth only
@@ -63,7 +65,8 @@ class Node:
 
 
 class Edge:
-    __slots__ = ("caller", "callee", "file", "line", "atomic", "inherit", "unknown", "region_fact", "config", "_call")
+    __slots__ = ("caller", "callee", "file", "line", "atomic", "inherit", "unknown", "region_fact", "config", "_call",
+                 "via")
 
     def __init__(self, caller, callee, file, line):
         self.caller, self.callee, self.file, self.line = caller, callee, file, line
@@ -72,15 +75,15 @@ class Edge:
         self.unknown = None
         self.region_fact = None
         self.config = []
+        self.via = None              # (member, store file, store line): a call through a struct member
 
 
-def _driver_root(rel, kind):
-    """The directory a driver lives in: the whole tree for an out-of-tree module directory,
-    else drivers/<class>/<driver> (or the file's directory when shallower)."""
-    if kind == "module-dir":
-        return ""
-    parts = rel.split("/")
-    return "/".join(parts[:3]) if len(parts) >= 4 else "/".join(parts[:-1])
+def call_fact(e):
+    """How the evidence names a call: by name, or through the struct member it was stored in."""
+    if e.via:
+        member, f, line = e.via
+        return f"{e.caller.name}() calls {e.callee.name}() through ->{member} (stored at {f}:{line})"
+    return f"{e.caller.name}() calls {e.callee.name}()"
 
 
 class MemoStore:
@@ -124,6 +127,11 @@ class Graph:
         self._mention_facts = {}
         self.docs = CallbackDocs(self.root, pre)
         self._pending_docs = []
+        self._pending_members = []
+        self._struct_defs = {}          # member_calls' memos, per graph
+        self._includers = {}
+        self._include_lines = {}
+        self._member_files = {}
         self._too_large = set()
 
     # ------------------------------------------------------------ facts
@@ -184,7 +192,7 @@ class Graph:
         want = {}
         for e in self.edges:
             if getattr(e, "_call", None) is not None:
-                want.setdefault(e.file, set()).add(e.callee.name)
+                want.setdefault(e.file, set()).add(e._call.callee if e._call else e.callee.name)
         return want
 
     def _helper_visible(self, user, hfile, static, name):
@@ -369,6 +377,7 @@ class Graph:
             for n in frontier:
                 nxt.extend(self._expand(n, need[n.key]))
             self._resolve_docs()
+            nxt.extend(member_calls.resolve(self))
             frontier = nxt
         self._site_callees = {f: set(ns) for f, ns in (site_callees or {}).items()}
         self._find_helper_defs()
@@ -510,6 +519,14 @@ class Graph:
         return any(f != n.file and _driver_root(f, self.tree.kind) == root and f in self.facts
                    and n.name in self.facts[f].defs for f in files)
 
+    def add_call_edge(self, caller, callee, rel, c):
+        """An edge for the call record c (in file rel) of `callee` by `caller`."""
+        e = Edge(caller, callee, rel, c.line)
+        e.config = ctext.config_at(self.facts[rel].lines, c.line)
+        e._call = c
+        self._add_edge(e)
+        return e
+
     def _add_edge(self, e):
         self.edges.append(e)
         self.in_edges.setdefault(e.callee.key, []).append(e)
@@ -547,7 +564,9 @@ class Graph:
             elif field in E.FIELD_ONLY:
                 ent = E.FIELD_ONLY[field]
             else:
-                ent = (E.UNKNOWN, f"function pointer stored at run time ({lhs.strip()} {n.name})")
+                # Its callers are the calls through that member, when they can all be found.
+                self._pending_members.append((n, None, field, cf, line, lhs.strip()))
+                return
             n.entries.append((ent[0], ent[1], cf, line, "registration"))
         elif what == "call-arg":
             callee, idx = detail
@@ -573,8 +592,7 @@ class Graph:
             if doc:
                 n.entries.append((doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})", cf, line, "documented"))
             else:
-                n.entries.append((E.UNKNOWN, f"callback {('struct ' + stype) if stype else 'initialiser'} "
-                                  f".{field} (context of this callback not known)", cf, line, "registration"))
+                self._pending_members.append((n, stype, field, cf, line, None))
 
     def _pcm_nonatomic(self, rel):
         """Does the driver (its directory, conservatively) ever mention ->nonatomic?"""
@@ -809,7 +827,7 @@ class Graph:
             e, how = w[1], w[2]
             if how == "region":
                 out.append({"file": e.file, "line": e.line, "function": e.caller.name,
-                            "fact": f"{e.caller.name}() calls {e.callee.name}() with the region open", "kind": "call"})
+                            "fact": f"{call_fact(e)} with the region open", "kind": "call"})
                 out.append({"file": e.file, "line": e.region_fact[0], "function": e.caller.name,
                             "fact": f"{e.caller.name}() takes {e.region_fact[1].split(' at line')[0]}", "kind": "region"})
                 break
@@ -818,8 +836,7 @@ class Graph:
                             "fact": e.unknown, "kind": "unknown"})
                 break
             out.append({"file": e.file, "line": e.line, "function": e.caller.name,
-                        "fact": f"{e.caller.name}() calls {e.callee.name}()"
-                                + (f" [under #if {' && '.join(e.config)}]" if e.config else ""),
+                        "fact": call_fact(e) + (f" [under #if {' && '.join(e.config)}]" if e.config else ""),
                         "kind": "call"})
             key = e.caller.key
         out.reverse()

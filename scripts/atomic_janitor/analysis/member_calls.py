@@ -1,0 +1,247 @@
+"""The callers of a function stored into a struct member: the calls through that member
+(field-based indirect-call resolution, MLTA). Run once a round, after the graph expanded its
+frontier; adds an edge from each function that calls through the member, or one UNKNOWN
+entry naming why the calls cannot all be found.
+
+The set of calls counts as complete only when
+- the struct type T of the store is settled by the text (an initialiser's type, the declared
+  type of the assigned variable, the member types along `a->b->m`), and T is the driver's
+  own: defined outside include/ and arch/ (a core type is called by the core, through
+  paths this textual search does not follow);
+- every file that can see T (defines it, or includes its header, directly or through other
+  headers) was parsed, and in each every use of the member on a T (or on a base whose
+  type the text does not settle) is a store, a plain test, or a call spatch recorded with
+  its regions; a member read into a variable, passed on, or used in a macro is an escape;
+- there is at least one such call, and not more than the limits below.
+A module directory sees only itself: there T must be defined in the directory."""
+
+import os
+import re
+
+from . import entries as E
+from . import members as M
+from .facts import FileFacts
+from .roots import driver_root
+
+MAX_MEMBER_FILES = 16
+MAX_MEMBER_CALLS = 24
+
+
+def resolve(g):
+    """Settle the graph's pending member stores; returns the new caller nodes to expand."""
+    pending, g._pending_members = g._pending_members, []
+    if not pending:
+        return []
+    g.pre.files_with(sorted({p[2] for p in pending}))
+    plans = []
+    for n, stype, field, cf, line, lhs in pending:
+        ff = g.facts[cf]
+        if stype is None and lhs is not None:
+            stype = _lhs_type(g, ff, lhs, field, line)
+        key = (stype, field, driver_root(cf, g.tree.kind) if stype is None else None)
+        if key not in g._member_files:
+            g._member_files[key] = _candidate_files(g, stype, field, cf)
+        files, why = g._member_files[key]
+        plans.append((n, stype, field, cf, line, lhs, files, why))
+    g.load({f for p in plans if p[6] for f in p[6]})
+    new = []
+    for n, stype, field, cf, line, lhs, files, why in plans:
+        calls = None
+        if why is None:
+            calls, why = _member_calls(g, stype, field, files)
+        if why is not None:
+            what = (f"function pointer stored at run time ({lhs} {n.name})" if lhs is not None else
+                    f"callback {('struct ' + stype) if stype else 'initialiser'} .{field} (context of this "
+                    "callback not known)")
+            n.entries.append((E.UNKNOWN, f"{what}: {why}", cf, line, "registration"))
+            continue
+        for rel, c in calls:
+            caller = g.node(rel, c.func)
+            e = g.add_call_edge(caller, n, rel, c)
+            e.via = (field, cf, line)
+            if not caller.expanded:
+                new.append(caller)
+    return new
+
+
+def _text(g, rel):
+    ff = g.facts.get(rel) or g._mention_facts.get(rel)
+    if ff is not None:
+        return ff.text
+    ff = g._mention_facts[rel] = FileFacts(rel, g._lines(rel), [])
+    return ff.text
+
+
+def struct_defs(g, stype):
+    """Files defining `struct stype {`, memoised per graph. The raw text is searched (a
+    struct name such as `device` is in thousands of files), headers under include/ and
+    arch/ first: one definition there makes it a core type, and the search stops."""
+    if stype not in g._struct_defs:
+        pat = re.compile(r"\bstruct\s+%s\s*\{" % re.escape(stype))
+        files = sorted((f for f in g.pre.files_with([stype]) if f.endswith((".c", ".h"))),
+                       key=lambda f: (not f.startswith(("include/", "arch/")), f))
+        found = []
+        for rel in files:
+            if found and found[0].startswith(("include/", "arch/")) and not rel.startswith(("include/", "arch/")):
+                break
+            if pat.search(_raw(g, rel)):
+                found.append(rel)
+        g._struct_defs[stype] = sorted(found)
+    return g._struct_defs[stype]
+
+
+def _type_of_path(g, text, parts, at):
+    """The struct type at the end of the access path `parts` (variable, then members)."""
+    t = M.var_type(text, parts[0], at)
+    for member in parts[1:]:
+        if t is None:
+            return None
+        defs = struct_defs(g, t)
+        bodies = [M.struct_body(_text(g, d), t) for d in defs]
+        types = {M.member_type(b, member) for b in bodies if b}
+        t = types.pop() if len(types) == 1 else None
+    return t
+
+
+def _lhs_type(g, ff, lhs, field, line):
+    """The struct type of `x->y->field =` at `line`, or None."""
+    base = re.sub(r"\s*=\s*&?\s*$", "", lhs)
+    base = re.sub(r"(->|\.)\s*%s\s*(\[[^\]]*\]\s*)*$" % re.escape(field), "", base)
+    parts = M.path_parts(base.strip())
+    if not parts:
+        return None
+    return _type_of_path(g, ff.text, parts, ff.offset(min(line + 1, len(ff.lines)), 0))
+
+
+def _candidate_files(g, stype, field, store_file):
+    """(files that may call through the member, None) or (None, why not). Narrowed by the
+    word index first (a member name such as `irq` is in thousands of files), read after."""
+    kind = g.tree.kind
+    mention = [f for f in g.pre.files_with([field]) if f.endswith((".c", ".h"))]
+    if stype is None:
+        if kind == "module-dir":
+            return None, f"the struct type of ->{field} is not settled by the text"
+        root = driver_root(store_file, kind)
+        outside = [f for f in mention if not f.startswith(root + "/")]
+        if outside or not root:
+            return None, (f"the struct type of ->{field} is not settled by the text, and code outside "
+                          f"{root or 'the driver'} uses that name ({(outside or mention)[0]})")
+        pool = mention
+    else:
+        defs = struct_defs(g, stype)
+        if not defs:
+            return None, f"struct {stype} is not defined in the tree"
+        if kind == "kernel" and any(d.startswith(("include/", "arch/")) for d in defs):
+            return None, f"struct {stype} is a core type: its calls are the subsystem's"
+        if stype not in g._includers:
+            g._includers[stype] = _includers(g, defs)
+        seeing, why = g._includers[stype]
+        if why:
+            return None, f"struct {stype}: {why}"
+        pool = [f for f in mention if f in seeing]
+    if len(pool) > MAX_MEMBER_FILES * 4:
+        return None, f"->{field} is named in {len(pool)} files: too many to follow"
+    files = []
+    for f in pool:
+        text = _text(g, f)
+        if not re.search(r"(->|\.)\s*%s\b" % re.escape(field), text):
+            continue
+        files.append(f)
+    if len(files) > MAX_MEMBER_FILES:
+        return None, f"->{field} is used in {len(files)} files: too many to follow"
+    return sorted(files), None
+
+
+MAX_INCLUDERS = 400
+
+
+def _includers(g, defs):
+    """(every file that can see a struct defined in `defs`, None): the files themselves and
+    those that #include one of them, directly or through other headers (a translation unit
+    sees a struct only through its includes). A driver's own header (outside include/ and
+    arch/) is included from its driver directory by name, or from elsewhere by a relative
+    path that leads to it; (None, why) past MAX_INCLUDERS files."""
+    kind = g.tree.kind
+    seen = set(defs)
+    todo = [d for d in defs if d.endswith(".h")]
+    while todo:
+        by_name = {}
+        for h in todo:
+            by_name.setdefault(os.path.basename(h), []).append(h)
+        todo = []
+        for f in g.pre.files_with(sorted({n[:-2] for n in by_name})):
+            if f in seen or not f.endswith((".c", ".h")):
+                continue
+            if any(_reaches(f, path, h, kind) for path, name in _includes(g, f) for h in by_name.get(name, ())):
+                seen.add(f)
+                if f.endswith(".h"):
+                    todo.append(f)
+            if len(seen) > MAX_INCLUDERS:
+                return None, f"seen by more than {MAX_INCLUDERS} files through their includes: too many to follow"
+    return seen, None
+
+
+def _reaches(includer, path, header, kind):
+    """Can `#include "<path><name>"` in `includer` be `header`? Public headers by their path
+    under include/ or arch/*/include/; a driver's own header from its driver directory (the
+    driver's -I flags), or by the relative path written."""
+    if header.startswith(("include/", "arch/")):
+        return header.endswith("/" + path + os.path.basename(header)) or header == path + os.path.basename(header)
+    if os.path.normpath(os.path.join(os.path.dirname(includer), path, os.path.basename(header))) == header:
+        return True
+    root = driver_root(header, kind)
+    return root == "" or includer.startswith(root + "/")
+
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]*/)?([^>"/]+)[>"]', re.M)
+
+
+def _includes(g, rel):
+    """[(path prefix, file name)] of rel's #include lines, read once per graph."""
+    if rel not in g._include_lines:
+        g._include_lines[rel] = [(m.group(1) or "", m.group(2)) for m in _INCLUDE.finditer(_raw(g, rel))]
+    return g._include_lines[rel]
+
+
+def _raw(g, rel):
+    try:
+        with open(os.path.join(g.root, rel), encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+def _member_calls(g, stype, field, files):
+    """([(file, Call)], None) for every call through the member, or (None, why not)."""
+    calls = []
+    for rel in files:
+        ff = g.facts.get(rel)
+        if ff is None:
+            return None, f"{rel} uses ->{field} but was not analysed"
+        if ff.failed:
+            return None, f"{rel} uses ->{field} but could not be parsed ({ff.failed})"
+        text = ff.text
+        for off, base, kind in M.uses(text, field):
+            line = ff.line_of(off)
+            if kind in ("store", "test"):
+                continue
+            if stype is not None and base:
+                parts = M.path_parts(base)
+                t = _type_of_path(g, text, parts, off) if parts else None
+                if t is not None and t != stype:
+                    continue                    # a member of that name in another struct
+            mac = ff.macro_at(line)
+            if mac:
+                return None, f"->{field} used in macro {mac[0]} ({rel}:{line})"
+            if kind != "call":
+                return None, f"->{field} read at {rel}:{line} (the pointer is passed on)"
+            col = off - ff.offset(line, 0)
+            c = ff.calls.get((line, col))
+            if c is None or c.callee != "." + field or not c.func:
+                return None, f"call through ->{field} that spatch could not parse ({rel}:{line})"
+            calls.append((rel, c))
+    if not calls:
+        return None, f"no call through ->{field} found"
+    if len(calls) > MAX_MEMBER_CALLS:
+        return None, f"{len(calls)} calls through ->{field}: too many to follow"
+    return calls, None
