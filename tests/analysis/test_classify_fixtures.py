@@ -8,7 +8,8 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
-             "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL"}
+             "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
+             "fxm_cmd": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -20,7 +21,7 @@ MANUAL = {
     "fx_cycle_a": "no caller chain from an entry point",
     "fx_can_sleep": "wrapper fx_can_sleep()",
     "fx_doc_poke": "callback struct fxbus_ops .poke (context of this callback not known)",
-    "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:47 (the pointer is passed on)",
+    "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:61 (the pointer is passed on)",
     "fxm_both": "fxm_both() is called through ->both",
     "fx_region_maybe": "conflicting callers",
     "fx_region_maybe_first": "conflicting callers",
@@ -167,5 +168,5 @@ def test_a_member_call_names_the_store_and_the_call(fixture_findings):
     rec = fixture_findings["fxm_notify"]
     calls = [e for e in rec["evidence"] if e["kind"] == "call"]
     assert [e["fact"] for e in calls] == [
-        "fxm_irq() calls fxm_notify() through ->notify (stored at drivers/fxm/fxm_core.c:57)"]
-    assert calls[0]["line"] == 34              # dev->notify(dev), under `if (dev->notify)`
+        "fxm_irq() calls fxm_notify() through ->notify (stored at drivers/fxm/fxm_core.c:74)"]
+    assert calls[0]["line"] == 48              # dev->notify(dev), under `if (dev->notify)`

@@ -132,6 +132,7 @@ class Graph:
         self._includers = {}
         self._include_lines = {}
         self._member_files = {}
+        self._typedefs = {}
         self._too_large = set()
 
     # ------------------------------------------------------------ facts

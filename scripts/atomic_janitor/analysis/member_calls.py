@@ -18,6 +18,8 @@ A module directory sees only itself: there T must be defined in the directory.""
 import os
 import re
 
+from .. import ctext
+
 from . import entries as E
 from . import members as M
 from .facts import FileFacts
@@ -90,15 +92,33 @@ def struct_defs(g, stype):
     return g._struct_defs[stype]
 
 
+def typedef_tag(g, word):
+    """The struct tag a typedef name stands for, searched in the files naming it (headers
+    first), memoised per graph; None when it is no struct typedef or has two meanings."""
+    if word not in g._typedefs:
+        tags = set()
+        files = sorted((f for f in g.pre.files_with([word]) if f.endswith((".c", ".h"))),
+                       key=lambda f: (not f.endswith(".h"), f))
+        for rel in files[:200]:
+            raw = _raw(g, rel)
+            if "typedef" in raw:
+                tag = M.typedefs(ctext.blank(raw)).get(word)
+                if tag:
+                    tags.add(tag)
+        g._typedefs[word] = tags.pop() if len(tags) == 1 else None
+    return g._typedefs[word]
+
+
 def _type_of_path(g, text, parts, at):
     """The struct type at the end of the access path `parts` (variable, then members)."""
-    t = M.var_type(text, parts[0], at)
+    alias = lambda w: typedef_tag(g, w)  # noqa: E731
+    t = M.var_type(text, parts[0], at, alias)
     for member in parts[1:]:
         if t is None:
             return None
         defs = struct_defs(g, t)
         bodies = [M.struct_body(_text(g, d), t) for d in defs]
-        types = {M.member_type(b, member) for b in bodies if b}
+        types = {M.member_type(b, member, alias) for b in bodies if b}
         t = types.pop() if len(types) == 1 else None
     return t
 

@@ -130,22 +130,72 @@ def _unique(matches):
     return types.pop() if len(types) == 1 else None
 
 
-def var_type(text, name, at):
+def _alias_decl(name):
+    """`ALIAS *name` / `ALIAS name`: group 1 is the word before the name."""
+    return r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:const\b\s*)?(?:\*\s*(?:const\b\s*)?)*(?<=[\s*])%s\s*[;,)=\[]" % (
+        re.escape(name))
+
+
+def _types_in(scope, name, alias, file_scope):
+    found = {m.group(1) for m in re.finditer(_DECL % re.escape(name), scope)
+             if not file_scope or _file_scope(scope, m.start())}
+    if alias:
+        for m in re.finditer(_alias_decl(name), scope):
+            word = m.group(1)
+            if word in KEYWORDS or word in ("struct", "const", "static", "return", "unsigned", "int", "char",
+                                              "void", "long", "short", "bool", "u8", "u16", "u32", "u64"):
+                continue
+            if file_scope and not _file_scope(scope, m.start()):
+                continue
+            tag = alias(word)
+            if tag:
+                found.add(tag)
+    return found
+
+
+def var_type(text, name, at, alias=None):
     """The struct type of variable `name` as declared before offset `at` in the same function
     (kernel style: the function's own text starts after the previous column-0 `}`), or at
-    file scope; None when the text does not settle it (a typedef, a macro, no declaration,
-    or two declarations of that name with different types, as in nested scopes)."""
+    file scope; None when the text does not settle it (a macro, no declaration, or two
+    declarations of that name with different types, as in nested scopes). `alias(word)`
+    gives the struct tag of a typedef name (`typedef struct _adapter {..} ADAPTER, *PADAPTER;`)."""
     fn_start = text.rfind("\n}", 0, at)
-    local = list(re.finditer(_DECL % re.escape(name), text[fn_start + 1:at]))
-    if local:
-        return _unique(local)
-    glob = list(re.finditer(r"^(?:static\s+)?(?:const\s+)?struct\s+(\w+)\s+%s\b" % re.escape(name), text, re.M))
-    return _unique(glob) if glob else None
+    for scope, file_scope in ((text[fn_start + 1:at], False), (text, True)):
+        found = _types_in(scope, name, alias, file_scope)
+        if found:
+            return found.pop() if len(found) == 1 else None
+    return None
 
 
-def member_type(struct_body, member):
+def _file_scope(text, i):
+    """Is offset i at file scope (no `{` open before it)?"""
+    return text.count("{", 0, i) == text.count("}", 0, i)
+
+
+_TYPEDEF = re.compile(r"\btypedef\s+struct\s+(\w+)\s*(\{)?")
+
+
+def typedefs(text):
+    """{alias: struct tag} for `typedef struct tag {...} A, *PA;` and `typedef struct tag A;`."""
+    out = {}
+    for m in _TYPEDEF.finditer(text):
+        j = m.end()
+        if m.group(2):
+            j = ctext.matching(text, m.end() - 1) + 1
+        end = text.find(";", j)
+        if end < 0:
+            continue
+        for alias in text[j:end].split(","):
+            a = alias.strip().lstrip("*").strip()
+            if re.fullmatch(r"[A-Za-z_]\w*", a):
+                out[a] = m.group(1)
+    return out
+
+
+def member_type(struct_body, member, alias=None):
     """The struct type of `member` in a struct definition's body text, or None."""
-    return _unique(re.finditer(_DECL % re.escape(member), struct_body))
+    found = _types_in(struct_body, member, alias, False)
+    return found.pop() if len(found) == 1 else None
 
 
 def struct_body(text, stype):
