@@ -9,20 +9,20 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_region_h1", "fx_region_h2", "fxm_notify"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
-             "fxm_cmd": "GFP_KERNEL"}
+             "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
     "fx_exported": "exported symbol fx_exported()",
     "fx_ptr_cb": "function pointer stored at run time",
     "fx_rpm_site": "pm_runtime_irq_safe()",
-    "fx_cfg_site": "config-dependent callers",
     "fx_bad_site": "could not parse",
     "fx_cycle_a": "no caller chain from an entry point",
     "fx_can_sleep": "wrapper fx_can_sleep()",
     "fx_doc_poke": "callback struct fxbus_ops .poke (context of this callback not known)",
     "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:61 (the pointer is passed on)",
     "fxm_both": "fxm_both() is called through ->both",
+    "fxm_named": "callback struct drm_info_list .name",
     "fx_region_maybe": "conflicting callers",
     "fx_region_maybe_first": "conflicting callers",
 }
@@ -115,6 +115,15 @@ def test_two_contexts_thread_flag(fixture_findings):
     assert rec["class"] == "caller-flag"
     assert sorted((c["function"], c["value"]) for c in rec["fix"]["params"]["callers"]) == [
         ("fx_probe", True), ("fx_timer2_fn", False)]
+
+
+def test_a_caller_under_a_config_still_passes_its_context(fixture_findings):
+    """fx_cfg_timer() calls the site only under #ifdef CONFIG_FX_POLL: where it is compiled
+    it passes false, and probe passes true (mdp5_smp_dump()'s debugfs caller in 6.1)."""
+    rec = fixture_findings["fx_cfg_site"]
+    assert rec["class"] == "caller-flag", rec["reason"]
+    assert sorted((c["function"], c["value"]) for c in rec["fix"]["params"]["callers"]) == [
+        ("fx_cfg_timer", False), ("fx_xmit_probe", True)]
 
 
 def test_caller_outside_scope(fixture_findings):

@@ -38,7 +38,7 @@ EXPECTED = [
     # exported: the in-tree callers are followed (whole kernel tree) and end at unknowns
     ("drivers/xen/grant-table.c", "gnttab_add_deferred", None, "manual-review", "no caller or registration"),
     ("sound/core/seq/seq_clientmgr.c", "snd_seq_create_kernel_client", None, "manual-review",
-     "callback initialiser .probe"),
+     "context of this callback not known"),
     ("drivers/net/macvlan.c", "macvlan_start_xmit", None, "manual-review", "narrower question"),
     ("drivers/dma/sh/shdmac.c", "sh_dmae_nmi_handler", None, "manual-review", "in_nmi()"),
     ("drivers/dma-buf/dma-fence.c", "dma_fence_begin_signalling", None, "manual-review", "debug-only"),

@@ -256,12 +256,9 @@ def _by_form(g, rec, kinds, evidence, n, ff):
                          "assertion states the same invariant for in_atomic()", evidence)
         return _base(rec, "manual-review", "medium", f"form {form} in atomic context: the question asked is not "
                      "'may I sleep'", evidence)
-    # both, every caller known
-    cfg_edges = [e for e in g.in_edges.get(n.key, []) if e.config and e.config != rec["config"]]
-    if cfg_edges:
-        e = cfg_edges[0]
-        return _base(rec, "manual-review", "medium", f"config-dependent callers: {e.caller.name}() calls "
-                     f"{fn}() only under #if {' && '.join(e.config)} ({e.file}:{e.line})", evidence)
+    # Both contexts, every caller known. A caller that exists only under some #if (a debugfs
+    # dump under CONFIG_DEBUG_FS, say) still passes its own context: the fix threads a value
+    # from each call site, whichever configurations compile it.
     callers, why = _callers(g, n)
     if callers is None:
         return _base(rec, "manual-review", "medium", f"conflicting callers: {fn}() runs in both contexts; {why}",

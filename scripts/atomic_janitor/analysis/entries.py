@@ -123,6 +123,9 @@ STRUCT_FIELDS = {
     ("file_operations", "*"): (SLEEPABLE, "file operation"),
     ("proc_ops", "*"): (SLEEPABLE, "proc file operation"),
     ("seq_operations", "*"): (SLEEPABLE, "seq_file operation"),
+    # drivers/gpu/drm/drm_debugfs.c, drm_debugfs_open(): single_open(file, node->info_ent->show,
+    # node), so show runs as the seq_file show of a debugfs read() (process context).
+    ("drm_info_list", "show"): (SLEEPABLE, "DRM debugfs show (seq_file show, read() in process context)"),
     ("block_device_operations", "open"): (SLEEPABLE, "block device open"),
     ("block_device_operations", "release"): (SLEEPABLE, "block device release"),
     ("block_device_operations", "ioctl"): (SLEEPABLE, "block device ioctl"),

@@ -236,6 +236,14 @@ def _initialiser(text, i):
     m2 = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
     if m2:
         return (m2.group(1), field)
+    nested = re.search(r"\.\s*(\w+)\s*=\s*$", before)
+    if nested:
+        # `.base = { .irq = fn }`: the member's own struct, named by the path from the
+        # outer initialiser's type ("outer>base"), which the graph resolves.
+        outer = _initialiser(text, j)
+        if outer and outer[0] and outer[0] != "?runtime":
+            return (f"{outer[0]}>{nested.group(1)}", field)
+        return (None, field)
     stripped = before.rstrip()
     if stripped.endswith((",", "{")):
         # an element of an array of structs: look one brace further out
@@ -254,6 +262,50 @@ def _initialiser(text, i):
         if m3:
             return (m3.group(1), field)
     return (None, field)
+
+
+def _positional(text, i):
+    """(struct type, index) when offset i is the index-th element of a positional struct
+    initialiser (`{ "smp", smp_show }`, alone or as an element of an array of structs)."""
+    depth, commas, j, lim = 0, 0, i - 1, max(0, i - 4000)
+    while j >= lim:
+        ch = text[j]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            return None
+        elif ch == "," and depth == 0:
+            commas += 1
+        j -= 1
+    else:
+        return None
+    if text[j] != "{" or re.search(r"\.\s*\w+\s*=", text[j + 1:i]):
+        return None                     # not braces, or designated (_initialiser's)
+    if not re.match(r"&?\s*\w+\s*[,}]", text[i:i + 200]):
+        return None
+    before = text[max(0, j - 300):j]
+    m = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
+    if m:
+        return (m.group(1), commas)
+    if before.rstrip().endswith((",", "{")):
+        k, depth = j - 1, 0
+        while k >= lim:
+            ch = text[k]
+            if ch == "}":
+                depth += 1
+            elif ch == "{":
+                if depth == 0:
+                    break
+                depth -= 1
+            k -= 1
+        m3 = _STRUCT_HEAD.search(text[max(0, k - 300):k])
+        if m3:
+            return (m3.group(1), commas)
+    return None
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -319,6 +371,9 @@ def classify_mention(ff, name, off, line, kind, defs_here):
     callee, idx = _enclosing_call(text, off)
     if callee:
         return ("call-arg", (callee, idx))
+    pos = _positional(text, off)
+    if pos is not None:
+        return ("init-pos", pos)
     if mac:
         return ("macro-ref", mac[0])
     return ("other", text[max(0, off - 60):off + len(name) + 20].replace("\n", " ").strip())

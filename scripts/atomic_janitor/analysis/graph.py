@@ -534,8 +534,19 @@ class Graph:
 
     def _registration(self, n, ff, what, detail, line):
         cf = ff.rel
+        if what == "init-pos":
+            # `{ "smp", smp_show }`: the member is the one at that position of the struct.
+            stype, index = detail
+            field = member_calls.member_at(self, stype, index)
+            if field is None:
+                n.entries.append((E.UNKNOWN, f"address taken: element {index + 1} of a positional struct "
+                                  f"{stype} initialiser (member order not known)", cf, line, "pointer"))
+                return
+            what, detail = "init", (stype, field)
         if what == "init":
             stype, field = detail
+            if stype and ">" in stype:
+                stype = member_calls.nested_type(self, stype)
             ent = E.STRUCT_FIELDS.get((stype, field)) or E.STRUCT_FIELDS.get((stype, "*"))
             if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS \
                     and not any(w in stype for w in E.DRIVER_ATOMIC_TYPES):

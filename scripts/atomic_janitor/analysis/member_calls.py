@@ -109,6 +109,31 @@ def typedef_tag(g, word):
     return g._typedefs[word]
 
 
+def nested_type(g, path):
+    """The struct type of a nested initialiser, "outer>member>...", or None."""
+    parts = path.split(">")
+    t = parts[0]
+    alias = lambda w: typedef_tag(g, w)  # noqa: E731
+    for member in parts[1:]:
+        types = {M.member_type(b, member, alias) for b in
+                 (M.struct_body(_text(g, d), t) for d in struct_defs(g, t)) if b}
+        t = types.pop() if len(types) == 1 else None
+        if t is None:
+            return None
+    return t
+
+
+def member_at(g, stype, index):
+    """The name of the index-th member of struct stype, when one definition in the tree
+    settles it."""
+    names = set()
+    for d in struct_defs(g, stype):
+        body = M.struct_body(_text(g, d), stype)
+        order = M.member_names(body) if body else None
+        names.add(order[index] if order and index < len(order) else None)
+    return names.pop() if len(names) == 1 else None
+
+
 def _type_of_path(g, text, parts, at):
     """The struct type at the end of the access path `parts` (variable, then members)."""
     alias = lambda w: typedef_tag(g, w)  # noqa: E731

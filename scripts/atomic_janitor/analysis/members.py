@@ -214,3 +214,43 @@ def path_parts(base):
     if not parts or not all(re.fullmatch(r"[A-Za-z_]\w*", p) for p in parts) or parts[0] in KEYWORDS:
         return None
     return parts
+
+
+def member_names(body):
+    """The members of a struct body `{ ... }` in declaration order, or None when the order is
+    not plain (a nested struct or union, a preprocessor conditional inside)."""
+    inner = body[1:-1]
+    if "{" in inner or re.search(r"^\s*#\s*if", inner, re.M):
+        return None
+    names = []
+    for decl in inner.split(";"):
+        decl = re.sub(r"^\s*#.*$", "", decl, flags=re.M).strip()
+        if not decl:
+            continue
+        fp = re.search(r"\(\s*\*\s*(\w+)\s*(\[[^\]]*\]\s*)*\)\s*\(", decl)
+        if fp:
+            names.append(fp.group(1))
+            continue
+        for part in _split_top(decl):
+            m = re.search(r"(\w+)\s*(\[[^\]]*\]\s*)*(:\s*\w+\s*)?$", part.strip())
+            if not m:
+                return None
+            names.append(m.group(1))
+    return names
+
+
+def _split_top(decl):
+    """Split `int a, b[2], *c` at top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in decl:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return out

@@ -217,8 +217,8 @@ def body(sites, verify_patch=None, signoff=None):
                 paras.append(key)
             elif fn not in swaps[key]:
                 swaps[key].append(fn)
-        else:
-            paras.append(fill(what(s)))
+        elif fill(what(s)) not in paras:
+            paras.append(fill(what(s)))     # two sites of one function: one paragraph
     paras = [fill(_lockdep_paragraph(_join([f + "()" for f in swaps[p]]), p[2], p[0], p[1]))
              if isinstance(p, tuple) else p for p in paras]
     # A defined condition gets its own why below; a same-condition assertion needs none.
