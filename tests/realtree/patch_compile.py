@@ -10,6 +10,7 @@ kept under ~/.cache/atomic-janitor/patch-compile/ so that only the first run pay
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -111,6 +112,11 @@ class Matrix:
                     qv_build.warnings_of(out, o[:-2] + ".c")) for o in objs}
 
 
+def _includes(ksrc, c_file, header):
+    with open(os.path.join(ksrc, c_file), encoding="utf-8", errors="replace") as fh:
+        return re.search(r'#\s*include\s*[<"]([^>"]*/)?%s[>"]' % re.escape(header), fh.read()) is not None
+
+
 def compile_series(ksrc, patch_paths, root=None):
     """[{patch, file, config, ok, error, new_warnings}] plus [(file, reason)] not built."""
     m = Matrix(ksrc, root or cache_root())
@@ -119,11 +125,20 @@ def compile_series(ksrc, patch_paths, root=None):
     touched = sorted({f for p in patches for f in p.files})
     plan, skipped = {}, []
     for rel in touched:
+        if rel.endswith(".h"):
+            continue
         cfg, objs = m.where(rel)
         if cfg is None:
             skipped.append((rel, objs))
         else:
             plan[rel] = (cfg, objs)
+    # A header (a prototype that gained a parameter) is built by the C files of its own patch
+    # that include it; none of them: it is not compile-tested.
+    for p in patches:
+        for rel in p.files:
+            if rel.endswith(".h") and not any(
+                    c in plan and _includes(ksrc, c, os.path.basename(rel)) for c in p.files):
+                skipped.append((rel, "no compiled C file of its patch includes it"))
     # Warnings of the unpatched files: a patch may not add any.
     base = {}
     for rel, (cfg, objs) in sorted(plan.items()):
