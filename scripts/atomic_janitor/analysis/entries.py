@@ -126,6 +126,12 @@ STRUCT_FIELDS = {
     # drivers/gpu/drm/drm_debugfs.c, drm_debugfs_open(): single_open(file, node->info_ent->show,
     # node), so show runs as the seq_file show of a debugfs read() (process context).
     ("drm_info_list", "show"): (SLEEPABLE, "DRM debugfs show (seq_file show, read() in process context)"),
+    # The legacy cursor hooks have two callers in 6.1, both holding DRM modeset locks
+    # (ww_mutex): drm_mode_cursor_common() (drm_plane.c, DRM_IOCTL_MODE_CURSOR) after
+    # drm_modeset_lock(), and drm_client_modeset_commit_legacy() after drm_modeset_lock_all().
+    ("drm_crtc_funcs", "cursor_set"): (SLEEPABLE, "legacy cursor hook (called with DRM modeset locks held)"),
+    ("drm_crtc_funcs", "cursor_set2"): (SLEEPABLE, "legacy cursor hook (called with DRM modeset locks held)"),
+    ("drm_crtc_funcs", "cursor_move"): (SLEEPABLE, "legacy cursor hook (called with DRM modeset locks held)"),
     ("block_device_operations", "open"): (SLEEPABLE, "block device open"),
     ("block_device_operations", "release"): (SLEEPABLE, "block device release"),
     ("block_device_operations", "ioctl"): (SLEEPABLE, "block device ioctl"),
