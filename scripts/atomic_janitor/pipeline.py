@@ -5,10 +5,11 @@ the order; each stage knows the findings contract and the shared helpers, never 
 
 import json
 import os
+import tempfile
 import time
 
 from . import baseline as baselinemod
-from . import cache, family, lastscan, prefilter, tree as treemod
+from . import cache, family, lastscan, macrofile, prefilter, tree as treemod
 from .analysis import classify as classifymod
 from .atomicio import replace_dir, staging_dir, write_json
 from .errors import IncompleteScan, JanitorError
@@ -115,6 +116,7 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     jobs = jobs or os.cpu_count() or 1
     t0 = time.monotonic()
     store = cache.Store(tree, enabled=use_cache)
+    store.macro_file = macrofile.build(tree, store.dir if use_cache else tempfile.mkdtemp(prefix="aj-macros-"))
     fps = cache.Fingerprints(store, tree.root)
     pre = prefilter.Prefilter(store, tree.root)
     det = detect.detect(tree, scope, predicates, pre, fps, store, jobs)

@@ -74,6 +74,23 @@ def _run_batch(exe, rule, opts, root, files, env, defines):
     return recs, None
 
 
+def _definer(macro_file, root):
+    """rel -> does the file #define one of the macro file's names itself?"""
+    if not macro_file:
+        return lambda rel: False
+    with open(macro_file, encoding="utf-8") as fh:
+        names = re.findall(r"^#define (\w+)", fh.read(), re.M)
+    pat = re.compile(r"^\s*#\s*define\s+(%s)\b" % "|".join(names), re.M)
+
+    def defines(rel):
+        try:
+            with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+                return pat.search(fh.read()) is not None
+        except OSError:
+            return False
+    return defines
+
+
 def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",), label="spatch",
         select=None):
     """Run `rule` on `files` (relpaths under root) looking for `names`; cached per file.
@@ -88,8 +105,14 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
     exe = deps.spatch_command()
     with open(rule, "rb") as fh:
         rule_text = fh.read()
-    opts = rule_options(rule)
-    key_src = json.dumps([hashlib.sha256(rule_text).hexdigest(), spatch_version(), opts, list(defines)])
+    plain = key_opts = rule_options(rule)
+    macro_file = getattr(store, "macro_file", None)
+    defines_macro = _definer(macro_file, root)
+    if macro_file:
+        # The file's name carries its digest: a tree whose macros change is parsed anew.
+        key_opts = [*key_opts, "--macro-file", os.path.basename(macro_file)]
+    with_macros = [*plain, "--macro-file", macro_file] if macro_file else plain
+    key_src = json.dumps([hashlib.sha256(rule_text).hexdigest(), spatch_version(), key_opts, list(defines)])
     key = hashlib.sha256(key_src.encode()).hexdigest()[:16]
     cache_name = f"spatch-{os.path.basename(rule)}-{key}"
     cache = store.load(cache_name)
@@ -114,27 +137,33 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
             if ent.get("error"):
                 result.failed[rel] = ent["error"]
         else:
-            todo.setdefault(file_names, []).append(rel)
+            # A file that defines one of the macros itself is parsed without the macro file:
+            # spatch would expand the name in its own #define line and lose what follows.
+            todo.setdefault((file_names, not defines_macro(rel)), []).append(rel)
     # Big files first, so that one slow file does not finish alone at the end.
     batches = []
     groups = sorted(todo.items())
     if select is not None and groups:
-        groups = [(None, sorted(r for _n, rels in groups for r in rels))]
-    for file_names, rels in groups:
+        merged = {}
+        for (_n, use), rels in groups:
+            merged.setdefault((None, use), []).extend(rels)
+        groups = sorted((k, sorted(v)) for k, v in merged.items())
+    for (file_names, use), rels in groups:
         rels.sort(key=lambda r: (-os.path.getsize(os.path.join(root, r)), r))
         n = max(1, (len(rels) + BATCH - 1) // BATCH)
+        opts = with_macros if use else plain
         for i in range(n):
             batch = rels[i::n]
             if file_names is None:     # select: the union of the batch's names
                 union = sorted({x for r in batch for x in own[r]})
-                batches.append((",".join(union), batch))
+                batches.append((",".join(union), batch, opts))
             else:
-                batches.append((file_names, batch))
+                batches.append((file_names, batch, opts))
     batches.sort(key=lambda b: -sum(os.path.getsize(os.path.join(root, r)) for r in b[1]))
-    progress = Progress(label, sum(len(b) for _n, b in batches))
+    progress = Progress(label, sum(len(b[1]) for b in batches))
 
     def work(item):
-        file_names, batch = item
+        file_names, batch, opts = item
         env = dict(os.environ, AJ_PREDICATES=file_names)
         recs, err = _run_batch(exe, rule, opts, root, batch, env, defines)
         if recs is None or (err and len(batch) > 1):

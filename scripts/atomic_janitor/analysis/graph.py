@@ -92,6 +92,7 @@ class MemoStore:
 
     def __init__(self, store):
         self.store = store
+        self.macro_file = getattr(store, "macro_file", None)
         self.docs = {}
         self.dirty = set()
 
