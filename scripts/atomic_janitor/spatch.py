@@ -74,7 +74,7 @@ def _run_batch(exe, rule, opts, root, files, env, defines):
     return recs, None
 
 
-def _definer(macro_file, root):
+def definer(macro_file, root):
     """rel -> does the file #define one of the macro file's names itself?"""
     if not macro_file:
         return lambda rel: False
@@ -107,7 +107,7 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
         rule_text = fh.read()
     plain = key_opts = rule_options(rule)
     macro_file = getattr(store, "macro_file", None)
-    defines_macro = _definer(macro_file, root)
+    defines_macro = definer(macro_file, root)
     if macro_file:
         # The file's name carries its digest: a tree whose macros change is parsed anew.
         key_opts = [*key_opts, "--macro-file", os.path.basename(macro_file)]

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .. import deps
-from ..spatch import rule_options
+from ..spatch import definer, rule_options
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 COCCI = os.path.join(REPO, "cocci")
@@ -282,6 +282,12 @@ class Workspace:
     def __init__(self, root):
         self.root = root
         self.dir = tempfile.mkdtemp(prefix="aj-patches-")
+        self.use_macros(None)
+
+    def use_macros(self, macro_file):
+        """The scan's parse recovery (macrofile.py): a fix must parse what the proof parsed."""
+        self.macro_file = macro_file
+        self._defines_macro = definer(macro_file, self.root)
 
     def path(self, rel):
         dst = os.path.join(self.dir, "work", rel)
@@ -328,6 +334,8 @@ def run_op(ws, op):
             argv += ["-D", f"{k}={v}"]
         for fl in op.flags:
             argv += ["-D", fl]
+        if ws.macro_file and not ws._defines_macro(op.file):
+            argv += ["--macro-file", ws.macro_file]
         argv.append(ws.path(op.file))
         env = dict(os.environ, AJ_LINE=str(op.line))
         if os.path.exists(out):

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 
-from .. import atomicio
+from .. import atomicio, macrofile
 from ..errors import JanitorError
 from ..findings import PATCHABLE, SERIES_INDEX, fix_digest
 from ..progress import Progress
@@ -251,6 +251,7 @@ def build(tree, doc, findings_path, out_root, reports_dir, from_=None, signoff=N
     groups = group(plans)
 
     ws = fix.Workspace(root)
+    ws.use_macros(macrofile.build(tree, ws.dir))
     try:
         results = []
         progress = Progress("patches: fixing", len(groups), unit="patches")
