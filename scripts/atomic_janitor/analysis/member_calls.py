@@ -19,7 +19,6 @@ import os
 import re
 
 from .. import ctext
-
 from . import entries as E
 from . import members as M
 from .facts import FileFacts
@@ -282,7 +281,7 @@ def _member_calls(g, stype, field, files):
                 return None, f"->{field} read at {rel}:{line} (the pointer is passed on)"
             col = off - ff.offset(line, 0)
             c = ff.calls.get((line, col))
-            if c is None or c.callee != "." + field or not c.func:
+            if c is None or c.callee != "." + field or not c.func or c.func == "something_else":
                 return None, f"call through ->{field} that spatch could not parse ({rel}:{line})"
             calls.append((rel, c))
     if not calls:
