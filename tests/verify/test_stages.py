@@ -94,6 +94,35 @@ def test_boot_hard_timeout_kills_a_hung_guest(tmp_path):
     assert "booting" in r.console
 
 
+def test_a_boot_that_stalls_before_userspace_is_tried_once_more(tmp_path, monkeypatch):
+    # The flake CI saw: the kernel stops printing before it runs /init; the next boot works.
+    monkeypatch.setattr(boot, "STALL_SECS", 1.0)
+    mark = tmp_path / "booted-once"
+    cfg = _fake_qemu(tmp_path, f"if [ -e {mark} ]; then echo 'Run /init as init process'; echo 'ok 1 a'; exit 1; fi\n"
+                               f"touch {mark}; echo 'Running RCU-tasks wait API self tests'; exec sleep 60")
+    log = common.Log(str(tmp_path / "l"))
+    r = boot.boot("k", "i", str(tmp_path / "c.log"), 30, log, cfg=cfg)
+    assert r.verdict_code == 0 and not r.stalled
+    assert "the first stalled before userspace" in r.describe()
+    assert "retrying once" in (tmp_path / "l").read_text()
+
+
+def test_a_kernel_that_always_stalls_still_fails(tmp_path, monkeypatch):
+    monkeypatch.setattr(boot, "STALL_SECS", 1.0)
+    cfg = _fake_qemu(tmp_path, "echo 'Running RCU-tasks wait API self tests'; exec sleep 60")
+    r = boot.boot("k", "i", str(tmp_path / "c.log"), 30, common.Log(str(tmp_path / "l")), cfg=cfg)
+    assert r.stalled and r.verdict_code is None
+    assert r.describe().startswith("stalled before userspace")
+
+
+def test_a_quiet_guest_after_userspace_is_left_to_the_timeout(tmp_path, monkeypatch):
+    # Tests in the guest may be silent for long: only the kernel's own boot is watched.
+    monkeypatch.setattr(boot, "STALL_SECS", 1.0)
+    cfg = _fake_qemu(tmp_path, "echo 'Run /init as init process'; sleep 3; echo 'ok 1 a'; exit 1")
+    r = boot.boot("k", "i", str(tmp_path / "c.log"), 30, common.Log(str(tmp_path / "l")), cfg=cfg)
+    assert r.verdict_code == 0 and r.retried_after is None
+
+
 def test_reboot_without_verdict_is_no_verdict(tmp_path):
     cfg = _fake_qemu(tmp_path, "echo 'reboot: Restarting system'; exit 0")
     r = boot.boot("k", "i", str(tmp_path / "c.log"), 30, common.Log(str(tmp_path / "l")),
