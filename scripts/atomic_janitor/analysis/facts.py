@@ -244,24 +244,25 @@ def _initialiser(text, i):
         if outer and outer[0] and outer[0] != "?runtime":
             return (f"{outer[0]}>{nested.group(1)}", field)
         return (None, field)
-    stripped = before.rstrip()
-    if stripped.endswith((",", "{")):
-        # an element of an array of structs: look one brace further out
-        k = j - 1
-        depth = 0
-        while k >= lim:
-            ch = text[k]
-            if ch == "}":
-                depth += 1
-            elif ch == "{":
-                if depth == 0:
-                    break
-                depth -= 1
-            k -= 1
-        m3 = _STRUCT_HEAD.search(text[max(0, k - 300):k])
-        if m3:
-            return (m3.group(1), field)
-    return (None, field)
+    return (_array_element_type(text, j, lim), field)
+
+
+def _array_element_type(text, j, lim):
+    """The struct type of an array of structs whose element's `{` is at offset j, or None."""
+    if not text[max(0, j - 300):j].rstrip().endswith((",", "{")):
+        return None
+    k, depth = j - 1, 0                 # one brace further out
+    while k >= lim:
+        ch = text[k]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                break
+            depth -= 1
+        k -= 1
+    m = _STRUCT_HEAD.search(text[max(0, k - 300):k])
+    return m.group(1) if m else None
 
 
 def _positional(text, i):
@@ -291,21 +292,8 @@ def _positional(text, i):
     m = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
     if m:
         return (m.group(1), commas)
-    if before.rstrip().endswith((",", "{")):
-        k, depth = j - 1, 0
-        while k >= lim:
-            ch = text[k]
-            if ch == "}":
-                depth += 1
-            elif ch == "{":
-                if depth == 0:
-                    break
-                depth -= 1
-            k -= 1
-        m3 = _STRUCT_HEAD.search(text[max(0, k - 300):k])
-        if m3:
-            return (m3.group(1), commas)
-    return None
+    stype = _array_element_type(text, j, lim)
+    return (stype, commas) if stype else None
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
