@@ -162,7 +162,7 @@ def _boot_once(kernel, initrd, console_path, timeout, log, accel, append_extra, 
                 out.write(chunk)
                 chunks.append(chunk)
                 last[0] = time.monotonic()
-                if USERSPACE in chunk or USERSPACE in b"".join(chunks[-2:]):
+                if USERSPACE in b"".join(chunks[-2:]):      # the marker may span two reads
                     in_userspace.set()
         status = proc.wait()
     except KeyboardInterrupt:

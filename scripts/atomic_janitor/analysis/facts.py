@@ -206,6 +206,24 @@ _COMPOUND = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*\)\s*$")
 _FIELD = re.compile(r"(\.|->)\s*(\w+)\s*(?:\[[^\]]*\]\s*)?=\s*&?\s*$")
 
 
+def _open_brace(text, j, lim, stop_at_semicolon=False):
+    """Walk back from offset j to the innermost unclosed `{` (not before lim): (its offset,
+    "{"), or (offset, ";") at a statement end when asked, or (lim - 1, None) at the limit."""
+    depth = 0
+    while j >= lim:
+        ch = text[j]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                return j, "{"
+            depth -= 1
+        elif ch == ";" and depth == 0 and stop_at_semicolon:
+            return j, ";"
+        j -= 1
+    return j, None
+
+
 def _initialiser(text, i):
     """(struct type or None, field) when offset i is the value of `.field = NAME` in an initialiser."""
     head = text[max(0, i - 200):i]
@@ -215,22 +233,11 @@ def _initialiser(text, i):
     field = m.group(2)
     if m.group(1) == "->":
         return ("?runtime", field)
-    # innermost '{' around i
-    depth = 0
-    j = i - 1
     lim = max(0, i - 20000)
-    while j >= lim:
-        ch = text[j]
-        if ch == "}":
-            depth += 1
-        elif ch == "{":
-            if depth == 0:
-                break
-            depth -= 1
-        elif ch == ";" and depth == 0:
-            return ("?runtime", field)
-        j -= 1
-    else:
+    j, stop = _open_brace(text, i - 1, lim, stop_at_semicolon=True)
+    if stop == ";":
+        return ("?runtime", field)
+    if stop is None:
         return (None, field)
     before = text[max(0, j - 300):j]
     m2 = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
@@ -251,16 +258,7 @@ def _array_element_type(text, j, lim):
     """The struct type of an array of structs whose element's `{` is at offset j, or None."""
     if not text[max(0, j - 300):j].rstrip().endswith((",", "{")):
         return None
-    k, depth = j - 1, 0                 # one brace further out
-    while k >= lim:
-        ch = text[k]
-        if ch == "}":
-            depth += 1
-        elif ch == "{":
-            if depth == 0:
-                break
-            depth -= 1
-        k -= 1
+    k, _stop = _open_brace(text, j - 1, lim)       # one brace further out
     m = _STRUCT_HEAD.search(text[max(0, k - 300):k])
     return m.group(1) if m else None
 

@@ -411,17 +411,21 @@ class Graph:
         files = [f for f in self.pre.files_with([n.name]) if f.endswith((".c", ".h"))]
         return [f for f in files if f == n.file or f in self.facts or self._may_use(f, n.name)]
 
+    def text_facts(self, rel):
+        """rel's parsed facts, or (for a file not parsed) its text alone, read once: a header
+        is asked about many names, and its macro table is costly. OSError if unreadable."""
+        ff = self.facts.get(rel) or self._mention_facts.get(rel)
+        if ff is None:
+            ff = self._mention_facts[rel] = FileFacts(rel, self._lines(rel), [])
+        return ff
+
     def _may_use(self, rel, name):
         """False when every mention of `name` in `rel` is a prototype, an export or a comment:
         such files (mostly headers) need no parsing."""
-        ff = self.facts.get(rel) or self._mention_facts.get(rel)
-        if ff is None:
-            try:
-                lines = self._lines(rel)
-            except OSError:
-                return True
-            # Kept: a header is asked about many names, and its macro table is costly.
-            ff = self._mention_facts[rel] = FileFacts(rel, lines, [])
+        try:
+            ff = self.text_facts(rel)
+        except OSError:
+            return True
         for off, line, kind in textual_mentions(ff, name):
             what, _d = classify_mention(ff, name, off, line, kind, {})
             if what not in ("decl", "export", "not-function"):

@@ -21,7 +21,6 @@ import re
 from .. import ctext
 from . import entries as E
 from . import members as M
-from .facts import FileFacts
 from .roots import driver_root
 
 MAX_MEMBER_FILES = 16
@@ -66,11 +65,7 @@ def resolve(g):
 
 
 def _text(g, rel):
-    ff = g.facts.get(rel) or g._mention_facts.get(rel)
-    if ff is not None:
-        return ff.text
-    ff = g._mention_facts[rel] = FileFacts(rel, g._lines(rel), [])
-    return ff.text
+    return g.text_facts(rel).text
 
 
 def struct_defs(g, stype):
