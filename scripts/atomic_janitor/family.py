@@ -9,6 +9,12 @@ FAMILY = ("in_atomic", "in_interrupt", "in_irq", "in_hardirq", "in_softirq", "in
 # built against a kernel elsewhere) still has their uses found.
 KNOWN_WRAPPERS = {"drm_can_sleep": ["drm_can_sleep", "in_atomic"]}
 
+# The predicates whose true answer means "may sleep"; every other one answers true in the
+# context it guesses to be atomic. A known wrapper scanned as a predicate of its own
+# (PREDICATES=all) is not seen as a wrapper, so its polarity must come from here:
+# include/drm/drm_util.h, drm_can_sleep() returns false when in_atomic() || irqs_disabled().
+SLEEPABLE_WHEN_TRUE = frozenset({"preemptible", "in_task", "drm_can_sleep"})
+
 
 def expand(spec):
     """PREDICATES value -> sorted list of base predicates; ValueError on an unknown name."""

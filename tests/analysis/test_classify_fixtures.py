@@ -1,15 +1,21 @@
 """The fixture driver tree (tests/fixtures/classify/tree): every easy and adversarial case of
 issue 4 with its exact class, fix and evidence chain."""
 
+import os
+
 import pytest
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "classify", "tree")
 
 ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu", "fx_under_preempt",
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
-              "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc"]
+              "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
-             "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL"}
+             "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
+             "fxk_crtc_flush": "GFP_KERNEL", "fxk_commit_tail": "GFP_KERNEL", "fxk_vendor_set": "GFP_KERNEL",
+             "fxk_vendor_dump": "GFP_KERNEL", "fxk_genl_get": "GFP_KERNEL", "fxk_get_drvinfo": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -25,6 +31,9 @@ MANUAL = {
     "fxm_named": "callback struct drm_info_list .name",
     "fx_region_maybe": "conflicting callers",
     "fx_region_maybe_first": "conflicting callers",
+    "fxk_vendor_reset": "conflicting callers",
+    "fxk_crtc_check": "callback struct drm_crtc_helper_funcs .atomic_check (context of this callback not known)",
+    "fxk_queue": "exported symbol fxk_queue() (callers outside the tree)",
 }
 
 
@@ -179,3 +188,31 @@ def test_a_member_call_names_the_store_and_the_call(fixture_findings):
     assert [e["fact"] for e in calls] == [
         "fxm_irq() calls fxm_notify() through ->notify (stored at drivers/fxm/fxm_core.c:74)"]
     assert calls[0]["line"] == 48              # dev->notify(dev), under `if (dev->notify)`
+
+
+@pytest.mark.parametrize("fn,member,source", [
+    ("fxk_crtc_flush", "atomic_flush", "run by the commit tail"),
+    ("fxk_commit_tail", "atomic_commit_tail", "commit_work()"),
+    ("fxk_vendor_set", "doit", "RTNL and wiphy lock held"),
+    ("fxk_vendor_dump", "dumpit", "RTNL held"),
+    ("fxk_genl_get", "doit", "cb_lock held"),
+    ("fxk_get_drvinfo", "get_drvinfo", "callers hold RTNL"),
+])
+def test_callbacks_settled_by_the_cores_calling_code(fixture_findings, fn, member, source):
+    """DRM helper hooks, cfg80211 vendor commands, generic netlink and ethtool operations:
+    the core that calls them is in process context; the evidence says why, at the store."""
+    rec = fixture_findings[fn]
+    reg = rec["evidence"][0]
+    assert reg["kind"] == "registration" and reg["context"] == "sleepable", facts(rec)
+    assert source in reg["fact"], reg["fact"]
+    with open(os.path.join(FIXTURE, reg["file"]), encoding="utf-8") as fh:
+        stored = fh.read().splitlines()[reg["line"] - 1]
+    assert f".{member} = {fn}" in stored, stored
+
+
+def test_a_lock_held_inside_a_settled_callback_still_wins(fixture_findings):
+    """fxk_plane_update() is a sleepable hook, but it calls the site under its own spinlock:
+    atomic-proven, and the in_atomic() guess there is a live bug (no preempt count sees it)."""
+    rec = fixture_findings["fxk_plane_update_locked"]
+    assert rec["live_bug"], rec
+    assert any(e.get("context") == "atomic" and "spin_lock_irqsave" in e["fact"] for e in rec["evidence"]), facts(rec)

@@ -21,6 +21,7 @@ EXPECTED = {
     ("meta_select", "in_atomic"): "atomic-proven",    # both guards of the lock-select pair
     ("meta_locked_site", "in_atomic"): "sleepable-proven",
     ("meta_deep0", "in_atomic"): "manual-review",     # 14 levels under its work handler
+    ("meta_flip", "in_atomic"): "caller-gfp",         # drm_can_sleep(): a wrapper, true means may sleep
 }
 _SCANS = {}
 
@@ -73,12 +74,28 @@ def test_base_classes(root):
 def test_all_predicates_keep_the_in_atomic_classes(root):
     base = scan(root, "base")
     wide = scan(root, "all", predicates="all")
-    assert {k: v for k, v in wide.items() if k[1] == "in_atomic"} == base
+    # by place: under all, a site of a known wrapper (drm_can_sleep()) is that predicate's
+    same = {k: wide.get(k) or next(v for (fn, _p, line), v in wide.items() if (fn, line) == (k[0], k[2]))
+            for k in base}
+    assert same == base
     # the extra site all scans is there (and cannot be proven: its only caller is exported)
     assert classes(wide)[("meta_log", "in_interrupt")] == "manual-review"
     # the in_interrupt() site in the middle of the deep chain is proven: it is 9 levels below
     # the handler; that its scan expands the upper levels must not prove the foot
     assert classes(wide)[("meta_deep5", "in_interrupt")] == "sleepable-proven"
+
+
+def test_a_known_wrapper_keeps_its_polarity_as_a_predicate(root):
+    """PREDICATES=all scans drm_can_sleep() as a predicate of its own, not as the wrapper of
+    in_atomic() the default scan finds: the same site, the same class and the same gfp per
+    caller (it once came out inverted, GFP_KERNEL under the irqsave lock)."""
+    by_place = lambda got: {(fn, line): (cls, fix) for (fn, _p, line), (cls, fix, _f, _lb) in got.items()  # noqa: E731
+                            if fn == "meta_flip"}
+    base, wide = by_place(scan(root, "base")), by_place(scan(root, "all", predicates="all"))
+    assert wide == base and len(base) == 1
+    (cls, fix), = base.values()
+    assert {c["function"]: c["gfp"] for c in fix["params"]["callers"]} == {
+        "meta_flip_locked": "GFP_ATOMIC", "meta_flip_work": "GFP_KERNEL"}
 
 
 def test_jobs_do_not_change_classes(root):

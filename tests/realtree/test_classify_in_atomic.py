@@ -1,9 +1,9 @@
 """Expected classes of every driver-scope in_atomic() site of Debian's 6.1 tree (6.1.192),
 keyed on (file, function or macro, expression). Each was read by hand; the reason is why.
 
-None of them is provable in 6.1: the easy ones were fixed upstream long ago, and what is left
-is reached from exported API, console paths, function pointers or debug-only code. The
-classifier must say so with the blocking fact, and must not "prove" any of them."""
+Few are provable in 6.1: the easy ones were fixed upstream long ago, and what is left is
+reached from exported API, console paths, function pointers or debug-only code. The classifier
+must say so with the blocking fact for those, and prove the ones the tree settles."""
 
 import os
 import sys
@@ -30,10 +30,6 @@ EXPECTED = [
     # atom_op_delay is an entry of the AtomBIOS opcode table (called through a pointer array).
     ("drivers/gpu/drm/amd/amdgpu/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review", "address taken"),
     ("drivers/gpu/drm/radeon/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review", "address taken"),
-    # EXPORT_SYMBOL(drm_flip_work_queue): drivers call it from vblank irq and from process context;
-    # following the in-tree callers ends at a DRM callback whose context no doc states.
-    ("drivers/gpu/drm/drm_flip_work.c", "drm_flip_work_queue", "drm_can_sleep()", "manual-review",
-     "context of this callback not known"),
     # stop_timeout <- intel_engine_stop_cs <- execlists_reset_prepare, stored in engine->reset.prepare.
     ("drivers/gpu/drm/i915/gt/intel_engine_cs.c", "stop_timeout", "in_atomic() || irqs_disabled()",
      "manual-review", "stored at run time"),
@@ -64,13 +60,23 @@ EXPECTED = [
 ]
 
 
-# Proven from the tree alone.
+# Proven from the tree alone: (file, function, expression, class, [(caller, value)], a fact).
 PROVEN = [
     # mdp5_smp_dump() (two sites) <- mdp5_irq_error_handler(), stored in error_handler->irq at run
     # time and called through ->irq from the msm IRQ handler (atomic), and <- smp_show(), the
     # positional .show of a DRM debugfs drm_info_list (process context, under CONFIG_DEBUG_FS).
     ("drivers/gpu/drm/msm/disp/mdp5/mdp5_smp.c", "mdp5_smp_dump", "!drm_can_sleep()", "caller-flag",
-     [("mdp5_irq_error_handler", False), ("smp_show", True)]),
+     [("mdp5_irq_error_handler", False), ("smp_show", True)],
+     "through ->irq (stored at drivers/gpu/drm/msm/disp/mdp5/mdp5_irq.c:57)"),
+    # EXPORT_SYMBOL(drm_flip_work_queue), five in-tree callers: mdp4's update_cursor() under
+    # spin_lock_irqsave() (the vblank irq), the msm legacy cursor hooks (modeset locks held),
+    # rockchip's .atomic_flush (run by the commit tail) and .atomic_async_update (from
+    # drm_atomic_helper_commit(), modeset locks held).
+    ("drivers/gpu/drm/drm_flip_work.c", "drm_flip_work_queue", "drm_can_sleep()", "caller-gfp",
+     [("mdp4_crtc_cursor_set", "GFP_KERNEL"), ("mdp5_crtc_cursor_set", "GFP_KERNEL"),
+      ("update_cursor", "GFP_ATOMIC"), ("vop_crtc_atomic_flush", "GFP_KERNEL"),
+      ("vop_plane_atomic_async_update", "GFP_KERNEL")],
+     "all in-tree callers are followed"),
 ]
 
 
@@ -79,13 +85,13 @@ def doc():
     return scan("in_atomic")
 
 
-@pytest.mark.parametrize("file,function,expression,cls,callers", PROVEN, ids=[e[1] for e in PROVEN])
-def test_proven_site(doc, file, function, expression, cls, callers):
+@pytest.mark.parametrize("file,function,expression,cls,callers,fact", PROVEN, ids=[e[1] for e in PROVEN])
+def test_proven_site(doc, file, function, expression, cls, callers, fact):
     for rec in find(doc, file, function):
         assert rec["class"] == cls, rec["reason"]
-        assert sorted((c["function"], c["value"]) for c in rec["fix"]["params"]["callers"]) == callers
-        facts = [e["fact"] for e in rec["evidence"]]
-        assert any("through ->irq (stored at drivers/gpu/drm/msm/disp/mdp5/mdp5_irq.c:57)" in f for f in facts)
+        value = "gfp" if cls == "caller-gfp" else "value"
+        assert sorted((c["function"], c[value]) for c in rec["fix"]["params"]["callers"]) == callers
+        assert any(fact in e["fact"] for e in rec["evidence"]), [e["fact"] for e in rec["evidence"]]
 
 
 @pytest.mark.parametrize("file,function,expression,cls,reason", EXPECTED,

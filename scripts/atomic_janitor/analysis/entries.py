@@ -132,6 +132,43 @@ STRUCT_FIELDS = {
     ("drm_crtc_funcs", "cursor_set"): (SLEEPABLE, "legacy cursor hook (called with DRM modeset locks held)"),
     ("drm_crtc_funcs", "cursor_set2"): (SLEEPABLE, "legacy cursor hook (called with DRM modeset locks held)"),
     ("drm_crtc_funcs", "cursor_move"): (SLEEPABLE, "legacy cursor hook (called with DRM modeset locks held)"),
+    # The atomic commit phase. commit_tail() (drm_atomic_helper.c) runs from commit_work(),
+    # a work item, or from drm_atomic_helper_commit() for a blocking commit, and first waits
+    # for fences (drm_atomic_helper_wait_for_fences()); it calls ->atomic_commit_tail, or
+    # drm_atomic_helper_commit_tail(). In 6.1 the hooks below are called only by the commit
+    # helpers (drm_atomic_helper_commit_modeset_disables/_enables, _commit_planes,
+    # _commit_planes_on_crtc, _disable_planes_on_crtc), and those only from commit tails and
+    # from CRTC atomic_disable hooks, which the commit tail runs. No caller holds a spinlock.
+    ("drm_mode_config_helper_funcs", "atomic_commit_tail"):
+        (SLEEPABLE, "DRM commit tail (commit_work() or a blocking drm_atomic_helper_commit())"),
+    ("drm_crtc_helper_funcs", "atomic_begin"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_crtc_helper_funcs", "atomic_flush"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_crtc_helper_funcs", "atomic_enable"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_crtc_helper_funcs", "atomic_disable"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_plane_helper_funcs", "atomic_update"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_plane_helper_funcs", "atomic_enable"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_plane_helper_funcs", "atomic_disable"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_encoder_helper_funcs", "atomic_enable"): (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    ("drm_encoder_helper_funcs", "atomic_disable"):
+        (SLEEPABLE, "DRM atomic commit hook (run by the commit tail)"),
+    # drm_atomic_helper_async_commit() has one caller, drm_atomic_helper_commit() (the
+    # ->atomic_commit hook, run by drm_atomic_commit() with the modeset locks held, ww_mutex),
+    # after drm_atomic_helper_prepare_planes().
+    ("drm_plane_helper_funcs", "atomic_async_update"):
+        (SLEEPABLE, "DRM async plane update (drm_atomic_helper_commit(), modeset locks held)"),
+    # net/wireless/nl80211.c: nl80211_vendor_cmd() is a genetlink doit whose pre_doit takes
+    # rtnl_lock() and wiphy_lock() (NL80211_FLAG_NEED_WIPHY); nl80211_vendor_cmd_dump() calls
+    # ->dumpit after rtnl_lock().
+    ("wiphy_vendor_command", "doit"): (SLEEPABLE, "cfg80211 vendor command (nl80211, RTNL and wiphy lock held)"),
+    ("wiphy_vendor_command", "dumpit"): (SLEEPABLE, "cfg80211 vendor dump (nl80211, RTNL held)"),
+    # net/netlink/genetlink.c: genl_rcv() holds cb_lock (a rw_semaphore) around the doit;
+    # dumps run from netlink_dump() under the socket's cb_mutex.
+    ("genl_ops", "doit"): (SLEEPABLE, "generic netlink doit (genl_rcv(), cb_lock held)"),
+    ("genl_ops", "dumpit"): (SLEEPABLE, "generic netlink dumpit (netlink_dump(), cb_mutex held)"),
+    ("genl_small_ops", "doit"): (SLEEPABLE, "generic netlink doit (genl_rcv(), cb_lock held)"),
+    ("genl_small_ops", "dumpit"): (SLEEPABLE, "generic netlink dumpit (netlink_dump(), cb_mutex held)"),
+    # include/linux/ethtool.h, struct ethtool_ops: "Callers must hold the RTNL lock."
+    ("ethtool_ops", "*"): (SLEEPABLE, "ethtool operation (callers hold RTNL)"),
     ("block_device_operations", "open"): (SLEEPABLE, "block device open"),
     ("block_device_operations", "release"): (SLEEPABLE, "block device release"),
     ("block_device_operations", "ioctl"): (SLEEPABLE, "block device ioctl"),

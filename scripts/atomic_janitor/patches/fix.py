@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .. import deps
+from ..family import SLEEPABLE_WHEN_TRUE
 from ..spatch import definer, rule_options
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -33,7 +34,6 @@ RULES = {
 ATOMIC_WHEN_TRUE = {"in_atomic", "in_interrupt", "in_irq", "in_hardirq", "in_softirq",
                     "in_serving_softirq", "in_nmi", "irqs_disabled", "in_dbg_master",
                     "oops_in_progress", "in_atomic_preempt_off"}
-SLEEP_WHEN_TRUE = {"preemptible", "in_task", "drm_can_sleep"}
 
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -121,7 +121,7 @@ def _term_atomic(term, finding):
     name = m.group(1)
     if name in ATOMIC_WHEN_TRUE:
         atomic = True
-    elif name in SLEEP_WHEN_TRUE:
+    elif name in SLEEPABLE_WHEN_TRUE:
         atomic = False
     elif name == finding.get("called"):
         atomic = (finding.get("form_detail") or {}).get("true_means", "atomic") == "atomic"

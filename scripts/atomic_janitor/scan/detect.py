@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .. import spatch
 from .. import ctext
 from . import forms
-from ..family import FAMILY, KNOWN_WRAPPERS, is_definition
+from ..family import FAMILY, KNOWN_WRAPPERS, SLEEPABLE_WHEN_TRUE, is_definition
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "in_atomic.cocci")
 MAX_ROUNDS = 8
@@ -120,7 +120,7 @@ def _group(records):
 def atomic_when_true(name, wrappers):
     if name in wrappers:
         return wrappers[name].atomic_when_true
-    return name not in forms.SLEEPABLE_WHEN_TRUE
+    return name not in SLEEPABLE_WHEN_TRUE
 
 
 def _wrapper_value(use, constructs, called_awt):

@@ -23,8 +23,6 @@ LOCK_CALLS = re.compile(r"^(spin_(try)?lock\w*|raw_spin_(try)?lock\w*|mutex_(try
                         r"\w*_(un)?lock(_\w+)?|up|up_(read|write))$")
 DEFER_CALLS = re.compile(r"^(queue_\w*work\w*|schedule_\w*work\w*|mod_delayed_work\w*|tasklet_\w*schedule|"
                          r"irq_work_queue\w*|call_rcu\w*|kthread_queue_\w*work)$")
-# Predicates whose value is true when the caller may *not* sleep (the others: when it may).
-SLEEPABLE_WHEN_TRUE = {"preemptible", "in_task"}
 GFP = re.compile(r"\b(__)?GFP_[A-Z_]+\b")
 RETURN = re.compile(r"^\{?\s*(.*;\s*)?return\b")
 
