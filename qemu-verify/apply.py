@@ -128,15 +128,27 @@ def parse_patch(path: str, index: int) -> Patch:
 
 
 def list_series(series: str) -> List[str]:
-    """Patch files of a series directory (format-patch names, cover letter skipped), in order."""
+    """Patch files of a series directory, in order: those its `series` file lists, else the
+    format-patch names (cover letter skipped)."""
     series = os.path.abspath(series)
     if os.path.isfile(series):
         return [series]
     if not os.path.isdir(series):
         raise VerifyError("series", f"no such series: {series}",
                           ["run `make patches` first, or pass SERIES=<dir of format-patch files>"])
-    names = sorted(n for n in os.listdir(series)
-                   if n.endswith((".patch", ".diff")) and not n.startswith("0000-cover-letter"))
+    listed = os.path.join(series, "series")
+    if os.path.isfile(listed):
+        # make patches: one directory per maintainer tree, the order of all in `series`
+        # (quilt's format: one path per line, relative to the directory)
+        with open(listed, encoding="utf-8") as fh:
+            names = [l.strip() for l in fh if l.strip() and not l.lstrip().startswith("#")]
+        missing = [n for n in names if not os.path.isfile(os.path.join(series, n))]
+        if missing:
+            raise VerifyError("series", f"{listed} names a missing patch: {missing[0]}",
+                              ["run `make patches` again"])
+    else:
+        names = sorted(n for n in os.listdir(series)
+                       if n.endswith((".patch", ".diff")) and not n.startswith("0000-cover-letter"))
     if not names:
         raise VerifyError("series", f"series directory has no patch files: {series}",
                           ["expected NNNN-*.patch files from git format-patch"])

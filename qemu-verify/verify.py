@@ -109,8 +109,8 @@ class RunOptions:
 
 def _default_series(tree: str) -> str:
     d = os.path.join(REPO, "patches-generated", tree)
-    if os.path.isdir(d) and any(n.endswith(".patch") and not n.startswith("0000")
-                                for n in os.listdir(d)):
+    if os.path.isdir(d) and (os.path.isfile(os.path.join(d, "series")) or
+                             any(n.endswith(".patch") and not n.startswith("0000") for n in os.listdir(d))):
         return d
     raise VerifyError("series", f"no series in patches-generated/{tree}/",
                       ["run `make patches` first",

@@ -20,6 +20,9 @@ MANUAL_REVIEW = "manual-review"
 PATCHABLE = ("sleepable-proven", "atomic-proven", "caller-gfp", "caller-flag", "assertion",
              "well-defined-condition")
 CLASSES = PATCHABLE + (MANUAL_REVIEW, "core-allowed", UNCLASSIFIED)
+# The reason of an assertion the kernel already settles (fix null): patches lists it in the
+# cover letter instead of swapping it.
+NO_SWAP = "no swap: "
 # live_bug["when"]: the configurations on which the guess picks the sleeping branch.
 LIVE_BUG_WHEN = ("always", "!PREEMPT_COUNT")
 

@@ -216,3 +216,39 @@ def test_a_lock_held_inside_a_settled_callback_still_wins(fixture_findings):
     rec = fixture_findings["fxk_plane_update_locked"]
     assert rec["live_bug"], rec
     assert any(e.get("context") == "atomic" and "spin_lock_irqsave" in e["fact"] for e in rec["evidence"]), facts(rec)
+
+
+@pytest.fixture(scope="module")
+def fxk_all(tmp_path_factory):
+    """fxk with PREDICATES=all: the assertions use irqs_disabled() and preemptible()."""
+    import json
+    import subprocess
+    import sys
+    out = tmp_path_factory.mktemp("fxk-all")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..", "scripts"),
+               XDG_CACHE_HOME=str(out / "cache"))
+    res = subprocess.run([sys.executable, "-m", "atomic_janitor", "scan", "--ksrc", FIXTURE, "--scope", "drivers/fxk",
+                          "--predicates", "all", "--output", str(out), "--keep-going", "--no-cache"],
+                         env=env, capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    with open(out / "tree" / "findings.json", encoding="utf-8") as fh:
+        return {f["function"]: f for f in json.load(fh)["findings"] if f["file"].endswith("fxk_assert.c")}
+
+
+@pytest.mark.parametrize("fn,swapped,why", [
+    ("fxk_tick", False, "hard irq handler (request_irq); genirq runs it with IRQs off, and its flags"),
+    ("fxk_plain_irq", True, None),        # IRQF_SHARED only: threadirqs/PREEMPT_RT may thread it
+    ("fxk_ipi", False, "on_each_cpu callback; kernel/smp.c runs it with IRQs off"),
+    ("fxk_ipi_direct", True, None),       # also called directly: the core does not settle it
+])
+def test_assertion_the_kernel_already_guarantees_is_not_swapped(fxk_all, fn, swapped, why):
+    """Issue 13: a lockdep swap of a check that can never fire changes nothing worth a patch;
+    the finding keeps its class, has no fix, and its reason says what guarantees it."""
+    rec = fxk_all[fn]
+    assert rec["class"] == "assertion"
+    if swapped:
+        assert rec["fix"]["strategy"] == "assert-replace", rec["reason"]
+    else:
+        assert rec["fix"] is None and rec["reason"].startswith("no swap: the kernel already guarantees it")
+        assert why in rec["reason"], rec["reason"]
+        assert rec["evidence"][0]["kind"] == "registration"

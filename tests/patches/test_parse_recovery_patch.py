@@ -23,6 +23,6 @@ def test_a_decorated_function_is_patched(tmp_path):
                          env=env, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "1 patch(es), 0 skipped" in res.stdout, res.stdout + res.stderr
-    patch = next((tmp_path / "p" / "tree").glob("0001-*.patch")).read_text()
+    patch = next((tmp_path / "p" / "tree").glob("*/0001-*.patch")).read_text()
     assert "-\treturn kmalloc(16, in_atomic() ? GFP_ATOMIC : GFP_KERNEL);" in patch
     assert "+\treturn kmalloc(16, GFP_ATOMIC);" in patch

@@ -44,7 +44,7 @@ def test_make_patches_links_every_patched_fix_to_its_file(tmp_path, fxtree):
     for fid, href in links.items():
         target = os.path.normpath(os.path.join(reports, href))
         assert os.path.isfile(target), href
-        assert os.path.basename(target) == index[fid]["file"]
+        assert target.endswith(os.sep + index[fid]["file"]), (target, index[fid])
     unfixed = {f["id"] for f in doc["findings"] if not f.get("fix")}
     assert not unfixed & set(links)
 

@@ -20,14 +20,18 @@ def _series(out):
     return d, [l.strip() for l in open(os.path.join(d, "series")) if l.strip()]
 
 
+def _files(d):
+    return sorted(os.path.relpath(os.path.join(dp, f), d) for dp, _ds, fs in os.walk(d) for f in fs)
+
+
 def test_fixture_series_is_the_expected_one(tmp_path, fxtree):
     out = str(tmp_path / "out")
     res = run_patches(str(tmp_path), fxtree, out, None, "--from", FROM)
     assert res.returncode == 0, res.stderr
     assert "7 patch(es), 0 skipped" in res.stdout
     d = os.path.join(out, "linux-fixture")
-    got = sorted(os.listdir(d))
-    assert got == sorted(os.listdir(EXPECTED))
+    got = _files(d)
+    assert got == _files(EXPECTED)
     for name in got:
         with open(os.path.join(d, name), encoding="utf-8") as a, open(os.path.join(EXPECTED, name), encoding="utf-8") as b:
             assert a.read() == b.read(), name
@@ -92,7 +96,7 @@ def test_checkpatch_clean_without_identity_only_signoff_missing(tmp_path, fxtree
         msgs = _checkpatch(fxtree, os.path.join(d, n))
         assert msgs, n       # the missing sign-off is reported ...
         assert all("Missing Signed-off-by" in m for m in msgs), (n, msgs)   # ... and nothing else
-    cover = open(os.path.join(d, "0000-cover-letter.patch")).read()
+    cover = open(os.path.join(d, "summary.txt")).read()
     assert "7 Success, 0 Warning, 0 Error" in cover
     assert "no identity configured: no Signed-off-by" in cover
 
@@ -147,8 +151,8 @@ def test_fix_that_no_longer_applies_is_skipped_others_produced(tmp_path, fxtree)
     assert len(skip) == 1 and "fxsas_scan_work()" in skip[0] and "no longer applies" in skip[0]
     d, names = _series(out)
     assert not any("fxsas" in n for n in names)
-    assert "[PATCH 6/6]" in open(os.path.join(d, names[-1])).read()
-    cover = open(os.path.join(d, "0000-cover-letter.patch")).read()
+    assert not os.path.exists(os.path.join(d, "linux-scsi"))    # its only patch was skipped
+    cover = open(os.path.join(d, "summary.txt")).read()
     assert "Skipped (the fix did not apply" in cover and "fxsas_init.c" in cover
     assert "fxsas_scan_work()" in open(os.path.join(d, "manual-review.txt")).read()
 
@@ -162,7 +166,7 @@ def test_upstream_notes_sites_gone_or_changed(tmp_path, fxtree):
     out = str(tmp_path / "out")
     res = run_patches(str(tmp_path), fxtree, out, None, "--from", FROM, "--upstream", str(up))
     assert res.returncode == 0, res.stderr
-    cover = open(os.path.join(out, "linux-fixture", "0000-cover-letter.patch")).read()
+    cover = open(os.path.join(out, "linux-fixture", "summary.txt")).read()
     assert "drivers/misc/fxgfp/fxgfp.c:fxgfp_alloc_buf(): in_atomic(): gone: file removed" in cover
     assert "drivers/usb/fxusb/fxusb.c:fxusb_read_regs(): in_atomic(): changed: fxusb_read_regs() no longer calls in_atomic()" in cover
     assert "drivers/scsi/fxsas" not in cover.split("Sites in the newer tree")[1].split("(every other")[0]
@@ -207,7 +211,7 @@ def test_tested_stamp_comes_from_verify_result_only(tmp_path, fxtree):
     verdicts = ["tested", "compile-tested-only", "untested"]
     for i, n in enumerate(names):
         t = texts[n]
-        subj = re.search(r"^Subject: \[PATCH [\d/]+\] (.*)$", t, re.M).group(1)
+        subj = re.search(r"^Subject: \[PATCH[^\]]*\] (.*)$", t, re.M).group(1)
         files = sorted(re.findall(r"^\+\+\+ b/(\S+)", t, re.M))
         patches.append({"index": i + 1, "file": n, "subject": subj, "files": files,
                         "verdict": verdicts[i % 3], "executed": 7 if i % 3 == 0 else None})
@@ -268,3 +272,68 @@ def test_patches_scan_again_when_the_tree_changed(tmp_path, fxtree):
     with open(os.path.join(fxtree, rel), "rb") as fh:
         import hashlib
         assert again["files"][rel] == hashlib.sha256(fh.read()).hexdigest()
+
+
+def test_one_series_per_maintainer_tree(tmp_path, fxtree):
+    """MAINTAINERS decides: the most specific section with a T: tree (netdev's net-next, with
+    its [PATCH net-next]; char-misc for two drivers of two maintainers), else the subsystem
+    list; each directory is a series of its own, numbered from 1, with a cover letter that
+    has To:, Cc: and base-commit:."""
+    out = str(tmp_path / "out")
+    assert run_patches(str(tmp_path), fxtree, out, None, "--from", FROM).returncode == 0
+    d = os.path.join(out, "linux-fixture")
+    dirs = sorted(x for x in os.listdir(d) if os.path.isdir(os.path.join(d, x)))
+    assert dirs == ["drm-drm-misc", "gregkh-char-misc", "linux-i2c", "linux-scsi", "linux-usb", "netdev-net-next"]
+    for sub in dirs:
+        names = [l.strip() for l in open(os.path.join(d, sub, "series")) if l.strip()]
+        cover = open(os.path.join(d, sub, "0000-cover-letter.patch")).read()
+        hdr = cover.split("\n\n", 1)[0]
+        assert "\nTo: " in hdr and "\nCc: " in hdr, sub
+        assert f"0/{len(names)}] " in hdr and "\nbase-commit: v6.1\n" in cover, sub
+        for i, n in enumerate(names, 1):
+            assert n.startswith("%04d-" % i)
+            assert f" {i}/{len(names)}] " in open(os.path.join(d, sub, n)).read().split("\n\n", 1)[0]
+    net = open(os.path.join(d, "netdev-net-next", "0000-cover-letter.patch")).read()
+    assert "Subject: [PATCH net-next 0/1] wifi: fxairo: Remove context guessing" in net
+    assert "Tree: git://git.kernel.org/pub/scm/linux/kernel/git/netdev/net-next.git" in net
+    misc = open(os.path.join(d, "gregkh-char-misc", "0000-cover-letter.patch")).read()
+    assert "Subject: [PATCH 0/2] misc: Remove context guessing" in misc
+    assert "Bob Assert <bob@example.org>" in misc and "Gina Gfp <gina@example.org>" in misc
+    # the top-level series is every tree's patches, in the order verify applies them
+    top = [l.strip() for l in open(os.path.join(d, "series")) if l.strip()]
+    assert len(top) == 7 and {t.split("/")[0] for t in top} == set(dirs)
+
+
+@pytest.mark.skipif(not shutil.which("b4"), reason="b4 not installed (Debian package b4)")
+def test_each_series_goes_through_the_documented_recipe(tmp_path, fxtree):
+    """summary.txt's recipe, run as written: git am of the series file on a checkout at the
+    base-commit, then b4 prep/send -o; b4 writes the mails with the series' prefix."""
+    out = str(tmp_path / "out")
+    assert run_patches(str(tmp_path), fxtree, out, None, "--from", FROM).returncode == 0
+    d = os.path.join(out, "linux-fixture")
+    repo, env = _pristine_git(tmp_path, fxtree, "b4")
+    env = dict(env, GIT_AUTHOR_NAME="Jane Janitor", GIT_AUTHOR_EMAIL="jane@example.org",
+               GIT_COMMITTER_NAME="Jane Janitor", GIT_COMMITTER_EMAIL="jane@example.org")
+    git = lambda *a: subprocess.run(["git", *a], cwd=repo, env=env, check=True, capture_output=True)  # noqa: E731
+    git("tag", "v6.1")
+    git("config", "user.name", "Jane Janitor")
+    git("config", "user.email", "jane@example.org")
+    git("config", "sendemail.smtpserver", "smtp.example.org")   # b4 send -o wants an SMTP setup
+    summary = open(os.path.join(d, "summary.txt")).read()
+    assert "git am $(sed \"s|^|$PWD/D/|\" D/series)" in summary and "b4 send -o" in summary
+    for sub, prefix, n in (("gregkh-char-misc", "[PATCH", 2), ("netdev-net-next", "[PATCH net-next", 1)):
+        git("checkout", "-q", "-b", "aj-" + sub, "v6.1")
+        sd = os.path.join(d, sub)
+        sh = (f'set -e; git am -q $(sed "s|^|{sd}/|" {sd}/series); b4 prep -e v6.1; '
+              f'EDITOR="cp {sd}/b4-cover.txt" b4 prep --edit-cover; '
+              + ("b4 prep --set-prefixes net-next; " if "net-next" in prefix else "")
+              + f"b4 prep --auto-to-cc; b4 send --no-sign -o {tmp_path}/mails-{sub}")
+        res = subprocess.run(["sh", "-c", sh], cwd=repo, env=env, capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        mails = sorted(os.listdir(tmp_path / f"mails-{sub}"))
+        assert len(mails) == (n + 1 if n > 1 else 1), mails        # b4 sends a lone patch without cover
+        subjects = [next(l for l in open(tmp_path / f"mails-{sub}" / m) if l.startswith("Subject:"))
+                    for m in mails]
+        assert all(prefix in s for s in subjects), subjects
+        if n > 1:
+            assert "misc: Remove context guessing" in subjects[0]

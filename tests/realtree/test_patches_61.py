@@ -58,7 +58,7 @@ def test_a_real_series_with_the_proven_sites(series):
 def test_checkpatch_clean_and_tally_in_cover_letter(series):
     assert "checkpatch: " in series["stdout"]
     assert ", 0 Warning, 0 Error;" in series["stdout"], series["stdout"]
-    cover = (series["dir"] / "0000-cover-letter.patch").read_text()
+    cover = (series["dir"] / "summary.txt").read_text()
     m = re.search(r"^checkpatch\.pl .*: (\d+) Success, 0 Warning, 0 Error$", cover, re.M)
     assert m and int(m.group(1)) == len(series["names"]), cover
 
@@ -66,7 +66,7 @@ def test_checkpatch_clean_and_tally_in_cover_letter(series):
 def test_subjects_are_in_each_subsystems_style(series):
     subjects = {}
     for n, t in series["text"].items():
-        subj = re.search(r"^Subject: \[PATCH [\d/]+\] (.*)$", t, re.M).group(1)
+        subj = re.search(r"^Subject: \[PATCH[^\]]*\] (.*)$", t, re.M).group(1)
         subjects[_touched(t)[0]] = subj
         prefix = subj.rsplit(": ", 1)[0]
         parts = [p.strip() for p in re.split(r"[:/]", prefix)]
@@ -118,3 +118,18 @@ def test_patched_tree_rescans_clean(series, tree61, tmp_path):
     left = [(f["file"], f["function"], f["expression"]) for f in fixed
             if (f["file"], f["function"], f["expression"]) in again]
     assert not left, left
+
+
+def test_one_series_per_maintainer_tree_on_61(series):
+    """Issue 13: the tree's MAINTAINERS T: entries cut the series; netdev's fixes and cleanups
+    carry their tree in the subject; every cover letter is a mail with To/Cc and base-commit."""
+    d = series["dir"]
+    dirs = {n.split("/")[0] for n in series["names"]}
+    assert {"netdev-net-next", "gregkh-staging", "tip-tip", "jejb-scsi"} <= dirs, sorted(dirs)
+    t7xx = next(t for n, t in series["text"].items() if "t7xx" in n)
+    assert re.search(r"^Subject: \[PATCH net-next( \d+/\d+)?\] net: wwan: t7xx: ", t7xx, re.M)
+    for sub in dirs:
+        cover = (d / sub / "0000-cover-letter.patch").read_text()
+        hdr = cover.split("\n\n", 1)[0]
+        assert "\nTo: " in hdr and "\nCc: " in hdr, sub
+        assert re.search(r"^base-commit: v6\.1\.\d+$", cover, re.M), sub

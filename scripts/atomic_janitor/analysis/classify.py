@@ -8,6 +8,7 @@ import time
 from . import entries as E
 from . import guards, livebug
 from .graph import Graph
+from ..findings import NO_SWAP
 
 CORE_DIRS = ("kernel/", "mm/", "lib/", "arch/", "crypto/")
 DEBUG_CONFIG = re.compile(r"CONFIG_(LOCKDEP|PROVE_\w+|DEBUG_\w+|\w+_DEBUG\w*|LOCK_STAT|KASAN\w*|KCSAN\w*|"
@@ -95,6 +96,12 @@ def classify_one(g, rec, scope_all):
         return _base(rec, "manual-review", "high", "in_nmi() asks a different, defined question", [site_ev])
     same = _same_invariant(rec)
     if same:
+        given = _guaranteed(g, rec, same)
+        if given:
+            # Issue 13: a swap that changes nothing a maintainer would want; the series lists
+            # it instead of patching it.
+            return _base(rec, "assertion", "high", NO_SWAP + "the kernel already guarantees it: "
+                         + "; ".join(e["fact"] for e in given), given + [site_ev])
         return _base(rec, "assertion", "medium", None, [site_ev],
                      {"strategy": "assert-replace", "params": {"file": rec["file"], "function": rec["function"],
                                                                "line": rec["line"], "with": same}})
@@ -292,6 +299,42 @@ def _same_invariant(rec):
     if rec["form"] != "assertion" or d.get("construct") != "call-arg" or d.get("callee") not in WARN_ONLY:
         return None
     return SAME_INVARIANT.get(rec["expression"].replace(" ", ""))
+
+
+GUARANTEED_BY_IRQS_OFF = {"lockdep_assert_irqs_disabled()", "lockdep_assert_preemption_disabled()"}
+
+
+def _guaranteed(g, rec, same):
+    """Evidence that the core runs the asserting function only with IRQs off (an IPI
+    callback, a hard irq handler that cannot be force-threaded), so the assertion can never
+    fire; None unless every way in is such a registration, seen in full."""
+    if same not in GUARANTEED_BY_IRQS_OFF:
+        return None
+    key = (rec["file"], rec["function"])
+    n = g.nodes.get(key)
+    if n is None or not n.expanded or n.exported or g.in_edges.get(key) or not n.entries:
+        return None
+    out = []
+    for _ctx, fact, f, line, _kind in n.entries:
+        if fact in E.IPI_CALLBACKS:
+            why = "kernel/smp.c runs it with IRQs off"
+        elif fact in E.HARDIRQ_HANDLERS and _not_threaded(g, f, line):
+            why = "genirq runs it with IRQs off, and its flags rule out forced threading"
+        else:
+            return None
+        out.append({"file": f, "line": line, "function": rec["function"], "kind": "registration",
+                    "context": E.ATOMIC, "fact": f"{rec['function']}(): {fact}; {why}"})
+    return out
+
+
+def _not_threaded(g, rel, line):
+    """The request_irq() call at rel:line passes a flag that keeps its handler in hard irq."""
+    ff = g.facts.get(rel)
+    if ff is None:
+        return False
+    text = "".join(ff.lines[line - 1:line + 4])
+    call = text[:text.find(";") + 1] if ";" in text else ""
+    return any(re.search(r"\b%s\b" % fl, call) for fl in E.NOT_THREADED)
 
 
 def _asserts_atomic(rec):

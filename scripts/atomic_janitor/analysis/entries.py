@@ -105,6 +105,19 @@ CALL_ARGS = {
     ("DEFINE_SIMPLE_DEV_PM_OPS", 1): (SLEEPABLE, "system sleep PM callback"),
     ("DEFINE_SIMPLE_DEV_PM_OPS", 2): (SLEEPABLE, "system sleep PM callback"),
 }
+
+# Registrations whose callee the core runs with IRQs off, whatever the caller holds:
+# kernel/smp.c runs IPI callbacks in the IPI, or locally under local_irq_save()
+# (smp_call_function_single(), smp_call_function_many_cond()); their `cond` functions only
+# with preemption off. Hard irq handlers too, unless forced threading may run them in a
+# thread (kernel/irq/manage.c irq_setup_forced_threading(): not for IRQF_NO_THREAD,
+# IRQF_PERCPU or IRQF_ONESHOT; IRQF_TIMER includes IRQF_NO_THREAD), where PREEMPT_RT keeps
+# IRQs on: see HARDIRQ_HANDLERS and NOT_THREADED.
+IPI_CALLBACKS = frozenset(v[1] for k, v in CALL_ARGS.items()
+                          if k[0].startswith(("smp_call_function", "on_each_cpu", "INIT_CSD"))
+                          and "condition" not in v[1])
+HARDIRQ_HANDLERS = frozenset(v[1] for k, v in CALL_ARGS.items() if "hard irq" in v[1])
+NOT_THREADED = ("IRQF_NO_THREAD", "IRQF_PERCPU", "IRQF_ONESHOT", "IRQF_TIMER")
 # Runtime-PM callbacks: sleepable unless the driver marks a device pm_runtime_irq_safe().
 RUNTIME_PM_ARGS = {("SET_RUNTIME_PM_OPS", i) for i in range(3)} | {("RUNTIME_PM_OPS", i) for i in range(3)} | \
     {("DEFINE_RUNTIME_DEV_PM_OPS", i) for i in (1, 2, 3)} | {("UNIVERSAL_DEV_PM_OPS", i) for i in (1, 2, 3)}

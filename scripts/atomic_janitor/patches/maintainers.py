@@ -149,3 +149,93 @@ def recipients(root, patch_path):
             continue
         (to if role.startswith(("maintainer", "supporter")) else cc).append(addr)
     return to, cc
+
+
+# Trees whose documentation asks for the tree's name in the subject: [PATCH net-next]
+# (Documentation/process/maintainer-netdev.rst), [PATCH bpf-next] (Documentation/bpf/
+# bpf_devel_QA.rst). Other subsystems take plain [PATCH].
+SUBJECT_TAGS = {"netdev/net.git": "net", "netdev/net-next.git": "net-next",
+                "bpf/bpf.git": "bpf", "bpf/bpf-next.git": "bpf-next"}
+MAINLINE = "torvalds/linux.git"
+LKML = "linux-kernel@vger.kernel.org"
+
+_SECTIONS = {}
+
+
+def sections(root):
+    """MAINTAINERS as [(name, {letter: [values]})], in file order (empty without one)."""
+    if root not in _SECTIONS:
+        out, cur = [], None
+        try:
+            with open(os.path.join(root, "MAINTAINERS"), encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    m = re.match(r"^([A-Z]):\s*(.*?)\s*$", line)
+                    if m and cur is not None:
+                        cur[1].setdefault(m.group(1), []).append(m.group(2))
+                    elif line.strip() and not m:
+                        cur = (line.strip(), {})
+                        out.append(cur)
+        except OSError:
+            pass
+        _SECTIONS[root] = [s for s in out if "F" in s[1]]
+    return _SECTIONS[root]
+
+
+def _depth(pat):
+    """get_maintainer.pl's pattern depth: its slashes, one more for a file or glob."""
+    return pat.count("/") + (0 if pat.endswith("/") else 1)
+
+
+def _matching(root, rel):
+    """The sections covering rel, most specific first (get_maintainer.pl's order; ties in
+    file order, where get_maintainer.pl leaves them to its hash)."""
+    hits = []
+    for i, (name, ent) in enumerate(sections(root)):
+        if any(_covers(x, rel) for x in ent.get("X", ())):
+            continue
+        depths = [_depth(p) for p in ent["F"] if _covers(p, rel)]
+        if depths:
+            hits.append((-max(depths), i, name, ent))
+    return [(name, ent) for _d, _i, name, ent in sorted(hits)]
+
+
+def _repo(url):
+    """'netdev/net-next.git' from a T: git URL (the last two path components)."""
+    path = url.split()[1] if url.startswith("git ") else url
+    parts = [p for p in re.split(r"[/:]", path.split(" ")[0]) if p]
+    name = parts[-1] if parts[-1].endswith(".git") else parts[-1] + ".git"
+    return (parts[-2] + "/" if len(parts) > 1 else "") + name
+
+
+def _slug(text):
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "unnamed"
+
+
+def tree_of(root, rel, bugfix=False):
+    """The tree that takes a patch to rel: {"slug", "tree" (git URL or None), "tag" (the
+    subject's tree name or None), "list", "section"}. The most specific MAINTAINERS section
+    with a T: git entry decides; of a fixes/-next pair a bug fix goes to the fixes tree and
+    anything else to -next. Without one (mainline only), the subsystem's mailing list names
+    the series, or else the section; without MAINTAINERS, one series for everything."""
+    found = _matching(root, rel)
+    if not found:
+        return {"slug": "no-maintainers-file", "tree": None, "tag": None, "list": None, "section": None}
+    lst = next((l.split()[0] for _n, e in found for l in e.get("L", ()) if l.split()[0] != LKML), None)
+    for name, ent in found:
+        urls = [t for t in ent.get("T", ()) if t.startswith("git ") and _repo(t) != MAINLINE]
+        if not urls:
+            continue
+        repos = [_repo(u) for u in urls]
+        pick = urls[0]
+        for u, r in zip(urls, repos):
+            base = r[:-len("-next.git")] + ".git" if r.endswith("-next.git") else None
+            if base in repos:
+                pick = urls[repos.index(base)] if bugfix else u
+                break
+        repo = _repo(pick)
+        return {"slug": _slug(repo[:-len(".git")]), "tree": pick.split()[1], "tag": SUBJECT_TAGS.get(repo),
+                "list": lst, "section": name}
+    if lst:
+        return {"slug": _slug(lst.split("@")[0]), "tree": None, "tag": None, "list": lst, "section": found[0][0]}
+    # no tree, no list: the maintainers of the most specific section take it
+    return {"slug": _slug(found[0][0]), "tree": None, "tag": None, "list": None, "section": found[0][0]}

@@ -12,7 +12,7 @@ import sys
 
 from .. import atomicio, macrofile
 from ..errors import JanitorError
-from ..findings import PATCHABLE, SERIES_INDEX, fix_digest
+from ..findings import NO_SWAP, PATCHABLE, SERIES_INDEX, fix_digest
 from ..progress import Progress
 from .. import ctext
 from . import checkpatch, fix, maintainers, message
@@ -101,6 +101,17 @@ def group(plans):
     # bug fixes first: a live bug's patch goes to stable and must not wait behind cleanups
     out.sort(key=lambda g: (not any(s["finding"].get("live_bug") for s, _p in g),
                             min(f for _s, p in g for f in p.files)))
+    return out
+
+
+def by_tree(root, groups):
+    """[(tree, group)]: the maintainer tree of each patch (MAINTAINERS T:, see
+    maintainers.tree_of), patches of one tree together and in group() order."""
+    out = []
+    for g in groups:
+        bug = any(s["finding"].get("live_bug") for s, _p in g)
+        out.append((maintainers.tree_of(root, g[0][1].finding["file"], bugfix=bug), g))
+    out.sort(key=lambda tg: tg[0]["slug"])          # stable: group() order within a tree
     return out
 
 
@@ -248,14 +259,14 @@ def build(tree, doc, findings_path, out_root, reports_dir, from_=None, signoff=N
             plans.append((s, fix.plan(s["finding"], root)))
         except fix.Skip as exc:
             skipped.append(([s["finding"]["file"]], str(exc)))
-    groups = group(plans)
+    groups = by_tree(root, group(plans))
 
     ws = fix.Workspace(root)
     ws.use_macros(macrofile.build(tree, ws.dir))
     try:
         results = []
         progress = Progress("patches: fixing", len(groups), unit="patches")
-        for g in groups:
+        for t, g in groups:
             progress.step()
             files = sorted({f for _s, p in g for f in p.files})
             saved = {f: ws.read(f) for f in files}
@@ -280,7 +291,7 @@ def build(tree, doc, findings_path, out_root, reports_dir, from_=None, signoff=N
                 continue
             changed = [f for f in files if ws.read(f) != saved[f]]
             if changed:
-                results.append((g, changed))
+                results.append((t, g, changed))
         progress.close()
         return _emit(tree, doc, ws, results, skipped, out_root, (a_name, a_mail), so, verify, upstream, root)
     finally:
@@ -298,15 +309,16 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
                    GIT_COMMITTER_NAME=author[0], GIT_COMMITTER_EMAIL=author[1],
                    GIT_AUTHOR_DATE=FIXED_DATE, GIT_COMMITTER_DATE=FIXED_DATE)
         _git(gitdir, "init", "-q", env=env)
-        all_files = sorted({f for _g, ch in results for f in ch})
+        all_files = sorted({f for _t, _g, ch in results for f in ch})
         for f in all_files:
             dst = os.path.join(gitdir, f)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copyfile(os.path.join(root, f), dst)
         _git(gitdir, "add", "-A", env=env)
         _git(gitdir, "commit", "-q", "--allow-empty", "-m", "base", env=env)
+        prev = _git(gitdir, "rev-parse", "HEAD", env=env).strip()
         meta = []
-        for g, changed in results:
+        for t, g, changed in results:
             s_list = [s for s, _p in g]
             prefix = maintainers.subject_prefix(root, changed)
             subj = message.subject(prefix, s_list)
@@ -316,34 +328,57 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
                 shutil.copyfile(ws.path(f), os.path.join(gitdir, f))
             _git(gitdir, "add", "-A", env=env)
             _git(gitdir, "commit", "-q", "-F", "-", env=env, input_=msg)
-            meta.append({"subject": subj, "files": changed, "sites": s_list})
-        n = len(meta)
-        if n:
-            _git(gitdir, "-c", "core.abbrev=12", "format-patch", "-q", "--zero-commit", "--no-signature",
-                 "--numbered", "-o", stage, "HEAD~%d" % n, env=env)
-        names = sorted(x for x in os.listdir(stage) if x.endswith(".patch"))
+            meta.append({"subject": subj, "prefix": prefix, "files": changed, "sites": s_list, "tree": t,
+                         "commit": _git(gitdir, "rev-parse", "HEAD", env=env).strip()})
+        trees = []                       # [(tree, [meta])]: one series per maintainer tree
+        for m in meta:
+            if trees and trees[-1][0]["slug"] == m["tree"]["slug"]:
+                trees[-1][1].append(m)
+            else:
+                trees.append((m["tree"], [m]))
+        base_commit = _base_commit(root, doc)
+        dropped = collections.defaultdict(list)   # swaps the kernel makes pointless, per tree
+        for f in doc["findings"]:
+            if f["class"] in FIXABLE and not f.get("fix") and (f.get("reason") or "").startswith(NO_SWAP):
+                dropped[maintainers.tree_of(root, f["file"])["slug"]].append(f)
         tally = collections.Counter()
         notes = []
-        progress = Progress("patches: checkpatch", len(names), unit="patches")
-        for name, m in zip(names, meta):
-            progress.step()
-            path = os.path.join(stage, name)
-            to, cc = maintainers.recipients(root, path)
-            m["to"], m["cc"], m["file"] = to, cc, name
-            _postprocess(path, to, cc)
-            msgs = checkpatch.check(root, path)
-            v = checkpatch.verdict(msgs)
-            if msgs and not signoff and checkpatch.only_signoff(msgs):
-                v = "Success (sign-off missing: no identity configured)"
-            tally[v.split(" ")[0]] += 1
-            m["checkpatch"] = v
-            for sev, text in msgs or []:
-                notes.append(f"  {name}: {sev}: {text}")
+        progress = Progress("patches: checkpatch", len(meta), unit="patches")
+        for t, ms in trees:
+            d = os.path.join(stage, t["slug"])
+            tag = "PATCH" + (f" {t['tag']}" if t["tag"] else "")
+            _git(gitdir, "-c", "core.abbrev=12", "format-patch", "-q", "--zero-commit", "--no-signature",
+                 "--numbered", "--subject-prefix", tag, "-o", d, f"{prev}..{ms[-1]['commit']}", env=env)
+            names = sorted(x for x in os.listdir(d) if x.endswith(".patch"))
+            series_tally = collections.Counter()
+            for name, m in zip(names, ms):
+                progress.step()
+                path = os.path.join(d, name)
+                to, cc = maintainers.recipients(root, path)
+                m["to"], m["cc"], m["file"] = to, cc, f"{t['slug']}/{name}"
+                _postprocess(path, to, cc)
+                msgs = checkpatch.check(root, path)
+                v = checkpatch.verdict(msgs)
+                if msgs and not signoff and checkpatch.only_signoff(msgs):
+                    v = "Success (sign-off missing: no identity configured)"
+                tally[v.split(" ")[0]] += 1
+                series_tally[v.split(" ")[0]] += 1
+                m["checkpatch"] = v
+                for sev, text in msgs or []:
+                    notes.append(f"  {m['file']}: {sev}: {text}")
+            stat = _git(gitdir, "diff", "--stat=72", "--summary", prev, ms[-1]["commit"], env=env)
+            mail, b4 = _cover(doc, t, ms, author, tag, series_tally, stat, base_commit, dropped.get(t["slug"], []))
+            atomicio.write_text(os.path.join(d, "0000-cover-letter.patch"), mail)
+            atomicio.write_text(os.path.join(d, "b4-cover.txt"), b4)
+            atomicio.write_text(os.path.join(d, "series"), "".join(os.path.basename(m["file"]) + "\n" for m in ms))
+            prev = ms[-1]["commit"]
         progress.close()
+        n = len(meta)
         summary = {"patches": n, "skipped": skipped, "tally": dict(tally), "meta": meta,
-                   "checkpatch_notes": notes}
-        cover = _cover(tree, doc, meta, skipped, tally, notes, author, upstream, gitdir, env, root, signoff)
-        atomicio.write_text(os.path.join(stage, "0000-cover-letter.patch"), cover)
+                   "checkpatch_notes": notes, "trees": [(t, [m["file"] for m in ms]) for t, ms in trees]}
+        atomicio.write_text(os.path.join(stage, "summary.txt"),
+                            _summary(tree, doc, trees, skipped, tally, notes, upstream, signoff, base_commit,
+                                     [f for fs in dropped.values() for f in fs]))
         atomicio.write_text(os.path.join(stage, "manual-review.txt"), manual_review_text(doc, skipped))
         atomicio.write_text(os.path.join(stage, "series"), "".join(m["file"] + "\n" for m in meta))
         fixes = {f["id"]: f.get("fix") for f in doc["findings"]}
@@ -351,8 +386,9 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
                  for m in meta for s in m["sites"] for i in s["ids"]}
         atomicio.write_text(os.path.join(stage, SERIES_INDEX),
                             atomicio.dumps_json({"tree": tree.name, "patches": index}))
-        for x in os.listdir(stage):
-            os.chmod(os.path.join(stage, x), 0o644)
+        for dirpath, _dirs, files in os.walk(stage):
+            for x in files:
+                os.chmod(os.path.join(dirpath, x), 0o644)
         atomicio.replace_dir(stage, final)
         summary["dir"] = final
         return summary
@@ -361,58 +397,138 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
         raise
 
 
-def _cover(tree, doc, meta, skipped, tally, notes, author, upstream, gitdir, env, root, signoff):
-    n = len(meta)
-    total = f"{n}" if n else "0"
-    preds = ", ".join(f"{p}()" for p in doc.get("predicates") or [])
-    lines = [ZERO_FROM, f"From: {author[0]} <{author[1]}>",
-             f"Subject: [PATCH 0/{total}] Remove context guessing from drivers", ""]
+def _base_commit(root, doc):
+    """What the series applies to: the commit of a git checkout; for a release tarball the
+    tag of its version (v6.1.192: `git checkout v6.1.192` in a stable clone); else None."""
+    if maintainers.is_git(root):
+        res = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
+        if res.returncode == 0 and res.stdout.strip():
+            return res.stdout.strip()
+    ver = doc["tree"].get("version")
+    if doc["tree"].get("kind") == "kernel" and ver:
+        return "v" + (ver[:-2] if ver.endswith(".0") and ver.count(".") == 2 else ver)
+    return None
+
+
+def _common_prefix(ms):
+    """The subject prefix the patches share: all of it, else its first component."""
+    pres = {m["prefix"] for m in ms}
+    if len(pres) == 1:
+        return pres.pop()
+    heads = {re.split(r"[:/]", p)[0].strip() for p in pres}
+    return heads.pop() if len(heads) == 1 else None
+
+
+def _union(lists, drop=()):
+    out = []
+    for lst in lists:
+        for a in lst:
+            if a not in out and a not in drop:
+                out.append(a)
+    return out
+
+
+def _dropped_lines(dropped):
+    """One entry per assertion left alone, with the reason the analysis gave."""
+    out = []
+    for f in sorted(dropped, key=lambda f: (f["file"], f["line"])):
+        out.append(message.fill(f"  {f['file']}:{f['line']} {f['function']}(): `{f['expression']}`: "
+                                + f["reason"][len(NO_SWAP):]))
+    return out
+
+
+def _cover(doc, t, ms, author, tag, tally, stat, base_commit, dropped=()):
+    """The cover letter of one tree's series: a mail that git send-email and b4 take."""
+    n = len(ms)
+    to = _union(m["to"] for m in ms)
+    cc = _union((m["cc"] for m in ms), drop=to)
+    pre = _common_prefix(ms)
+    lines = [ZERO_FROM, f"From: {author[0]} <{author[1]}>"]
+    if to:
+        lines.append("To: " + ",\n    ".join(to))
+    if cc:
+        lines.append("Cc: " + ",\n    ".join(cc))
+    title = f"{pre + ': ' if pre else ''}Remove context guessing"
+    lines += [f"Subject: [{tag} 0/{n}] {title}", ""]
+    head = len(lines)
     ov = ("in_atomic() and the other context-guessing predicates cannot tell driver code "
           "whether it may sleep: without CONFIG_PREEMPT_COUNT in_atomic() does not see held "
-          "spinlocks, and in_interrupt() and friends never see them. This series replaces the "
+          "spinlocks, and in_interrupt() and friends never see them. These patches replace the "
           "guesses whose context could be proven: the caller passes a gfp_t or bool, a branch "
           "that can never run is removed, or the code gets the condition it really means. "
           "Each patch stands on its own and names the call chains that establish the context.")
     lines += [message.fill(ov), ""]
-    if not n:
-        lines += [message.fill("No patch in this series: every site found needs a person's "
-                               "decision (manual-review.txt lists them with the reason and the "
-                               "evidence), or there is nothing left to fix."), ""]
+    bugs = [m for m in ms if any(st["finding"].get("live_bug") for st in m["sites"])]
+    if bugs:
+        git = base_commit and re.fullmatch(r"[0-9a-f]{40}", base_commit)
+        lines += [message.fill(
+            f"Patch{'es' if len(bugs) > 1 else ''} 1{'-%d' % len(bugs) if len(bugs) > 1 else ''} "
+            "fix a sleep in atomic context that happens today (the path is in each message) and "
+            "carry Cc: stable." + ("" if git else " They have no Fixes: tag: the base is not a git "
+                                   "tree, so the commit that added each test is not known here "
+                                   "(upstream: git log -S'<expression>' -- <file>).")), ""]
+    if dropped:
+        lines += [message.fill("Not in this series: lockdep assertion swaps where the kernel already "
+                               "guarantees what the check tests, so it can never fire and the swap "
+                               "would change nothing worth a patch:")]
+        lines += _dropped_lines(dropped) + [""]
+    where = t["tree"] or (f"no tree in MAINTAINERS; list {t['list']}" if t["list"] else "no tree in MAINTAINERS")
+    lines.append(f"Tree: {where}" + (f" (MAINTAINERS: {t['section']})" if t["section"] else ""))
     ver = doc["tree"].get("version")
-    base = f"Base: {tree.name}" + (f" {ver}" if ver else "")
-    if maintainers.is_git(root):
-        head = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    else:
-        head = None
-        base += " (not a git tree)"
-    lines += [base, message.fill(f"Predicates: {preds}; scope: {' '.join(doc.get('scope') or [])}"), ""]
+    lines.append(f"Base: {doc['tree']['name']}" + (f" {ver}" if ver else ""))
+    lines.append("")
+    # b4 prep --edit-cover takes the title and this text; it adds shortlog, diffstat and
+    # base-commit itself
+    b4 = "\n".join([title, ""] + lines[head:])
+    for i, m in enumerate(ms, 1):
+        strat = sorted({s["finding"]["fix"]["strategy"] for s in m["sites"]})
+        lines.append(f"  {i}/{n} {m['subject']}")
+        lines.append(f"      {', '.join(strat)}; checkpatch: {m['checkpatch']}")
+    lines.append("")
+    lines.append(f"checkpatch.pl ({' '.join(checkpatch.FLAGS)}): " + ", ".join(f"{tally.get(k, 0)} {k}" for k in ("Success", "Warning", "Error")))
+    lines.append("")
+    lines.append(stat.rstrip("\n"))
+    lines.append("")
+    if base_commit:
+        lines.append(f"base-commit: {base_commit}")
+    lines.append("-- ")
+    lines.append("atomic-janitor")
+    lines.append("")
+    return "\n".join(lines), b4
+
+
+def _summary(tree, doc, trees, skipped, tally, notes, upstream, signoff, base_commit, dropped=()):
+    """summary.txt: what this run wrote, per tree, and how to send or apply it."""
+    n = sum(len(ms) for _t, ms in trees)
+    preds = ", ".join(f"{p}()" for p in doc.get("predicates") or [])
+    ver = doc["tree"].get("version")
+    lines = [f"atomic-janitor: {n} patch(es) for {tree.name}" + (f" {ver}" if ver else "")
+             + f", in {len(trees)} series (one per maintainer tree)", ""]
+    lines += [message.fill(f"Predicates: {preds}; scope: {' '.join(doc.get('scope') or [])}"),
+              f"base-commit: {base_commit or '(none: not a git tree and no kernel version)'}", ""]
     counts = collections.Counter(f["class"] for f in doc["findings"])
-    patched_ids = {i for m in meta for s in m["sites"] for i in s["ids"]}
+    patched_ids = {i for _t, ms in trees for m in ms for s in m["sites"] for i in s["ids"]}
     fixed = collections.Counter(f["class"] for f in doc["findings"] if f["id"] in patched_ids)
     lines.append("Findings by class (patched / found):")
     for cls in sorted(counts):
         lines.append(f"  {cls:24} {fixed.get(cls, 0):3} / {counts[cls]}")
     lines.append("")
-    if meta:
-        lines.append("Patches:")
-        for i, m in enumerate(meta, 1):
-            strat = sorted({s["finding"]["fix"]["strategy"] for s in m["sites"]})
-            lines.append(f"  {i}/{n} {m['subject']}")
-            lines.append(f"      {', '.join(strat)}; checkpatch: {m['checkpatch']}")
-        lines.append("")
-    bug_patches = [m for m in meta if any(st["finding"].get("live_bug") for st in m["sites"])]
-    if bug_patches:
-        lines.append(message.fill(
-            f"Live bugs: the first {len(bug_patches)} patch(es) fix a sleep in atomic context that "
-            "happens today (the path is in each message) and carry Cc: stable."
-            + ("" if head else " They have no Fixes: tag: the base is not a git tree, so the commit "
-               "that added each test is not known here (upstream: git log -S'<expression>' -- <file>).")))
-        lines.append("")
+    for t, ms in trees:
+        tag = f"[PATCH {t['tag']}]" if t["tag"] else "[PATCH]"
+        lines.append(f"{t['slug']}/  {len(ms)} patch(es), {tag}, {t['tree'] or t['list'] or 'no tree named'}")
+        for m in ms:
+            lines.append(f"    {os.path.basename(m['file'])}")
+        to = _union(m["to"] for m in ms)
+        lines += [f"    To: {a}" for a in to]
+    lines.append("")
     if skipped:
         lines.append("Skipped (the fix did not apply; listed in manual-review.txt):")
         for files, reason in skipped:
             lines.append(message.fill(f"  {files[0]}: {reason}"))
         lines.append("")
+    if dropped:
+        lines.append("Assertions left as they are (the kernel already guarantees the condition):")
+        lines += _dropped_lines(dropped) + [""]
     mr = counts.get("manual-review", 0)
     lines.append(f"Manual review: {mr} site(s), listed in manual-review.txt.")
     lines.append("")
@@ -434,13 +550,22 @@ def _cover(tree, doc, meta, skipped, tally, notes, author, upstream, gitdir, env
         lines.append("  (no identity configured: no Signed-off-by; set SIGNOFF= or git config)")
     lines += notes
     lines.append("")
-    if n:
-        stat = _git(gitdir, "diff", "--stat=72", "--summary", f"HEAD~{n}", "HEAD", env=env)
-        lines.append(stat.rstrip("\n"))
-        lines.append("")
-    if head:
-        lines.append(f"base-commit: {head}")
-    lines.append("-- ")
-    lines.append("atomic-janitor")
-    lines.append("")
+    lines += [line.format(base=base_commit or "<base>") for line in RECIPE]
     return "\n".join(lines)
+
+
+# How each series leaves this machine (README "Sending a series"); D is one tree's directory.
+RECIPE = [
+    "Each directory is one series, with its cover letter. With D=<directory>:",
+    "  review the mails:   git send-email --dry-run --to-cover --cc-cover D/*.patch",
+    "  apply, in a git checkout of the kernel at {base}:",
+    "                      git checkout -b aj {base}",
+    "                      git am $(sed \"s|^|$PWD/D/|\" D/series)",
+    "  then with b4 (0.12), on that branch:",
+    "                      b4 prep -e {base}",
+    "                      EDITOR=\"cp $PWD/D/b4-cover.txt\" b4 prep --edit-cover",
+    "                      b4 prep --set-prefixes net-next     (only for a [PATCH net-next] series)",
+    "                      b4 prep --auto-to-cc",
+    "                      b4 send -o /tmp/out                (writes the mails, sends nothing)",
+    "",
+]
