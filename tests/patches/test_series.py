@@ -290,12 +290,17 @@ def test_one_series_per_maintainer_tree(tmp_path, fxtree):
         hdr = cover.split("\n\n", 1)[0]
         assert "\nTo: " in hdr and "\nCc: " in hdr, sub
         assert f"0/{len(names)}] " in hdr and "\nbase-commit: v6.1\n" in cover, sub
+        links = [l for n in names for l in open(os.path.join(d, sub, n)).read().split("\n---\n")[0].splitlines()
+                 if l.startswith("Link:")]
+        assert links in ([], ["Link: https://lwn.net/Articles/274695/"]), (sub, links)   # at most once
         for i, n in enumerate(names, 1):
             assert n.startswith("%04d-" % i)
             assert f" {i}/{len(names)}] " in open(os.path.join(d, sub, n)).read().split("\n\n", 1)[0]
     net = open(os.path.join(d, "netdev-net-next", "0000-cover-letter.patch")).read()
     assert "Subject: [PATCH net-next 0/1] wifi: fxairo: Remove context guessing" in net
     assert "Tree: git://git.kernel.org/pub/scm/linux/kernel/git/netdev/net-next.git" in net
+    assert "\nLink: https://lwn.net/Articles/274695/\n" in open(
+        os.path.join(d, "gregkh-char-misc", "0001-misc-fxassert-Replace-in_atomic-usage.patch")).read()
     misc = open(os.path.join(d, "gregkh-char-misc", "0000-cover-letter.patch")).read()
     assert "Subject: [PATCH 0/2] misc: Remove context guessing" in misc
     assert "Bob Assert <bob@example.org>" in misc and "Gina Gfp <gina@example.org>" in misc

@@ -101,7 +101,7 @@ def classify_one(g, rec, scope_all):
             # Issue 13: a swap that changes nothing a maintainer would want; the series lists
             # it instead of patching it.
             return _base(rec, "assertion", "high", NO_SWAP + "the kernel already guarantees it: "
-                         + "; ".join(e["fact"] for e in given), given + [site_ev])
+                         + "; ".join(dict.fromkeys(e["fact"] for e in given)), given + [site_ev])
         return _base(rec, "assertion", "medium", None, [site_ev],
                      {"strategy": "assert-replace", "params": {"file": rec["file"], "function": rec["function"],
                                                                "line": rec["line"], "with": same}})

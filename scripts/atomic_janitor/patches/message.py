@@ -202,8 +202,19 @@ def _same_condition(site):
     return fix["strategy"] == "assert-replace" and (fix.get("params") or {}).get("with", "").startswith("lockdep_")
 
 
-def body(sites, verify_patch=None, signoff=None):
-    """The commit message body (without the Subject line)."""
+# Jonathan Corbet, "Atomic context and kernel API design" (LWN, 2008): why in_atomic() in
+# drivers is wrong; include/linux/preempt.h's comment on in_atomic() cites it too.
+ARTICLE = "https://lwn.net/Articles/274695/"
+
+
+def guesses(sites):
+    """The sites whose patch removes a guess (not a same-condition assertion swap)."""
+    return [s for s in sites if s["finding"]["fix"]["strategy"] != "condition" and not _same_condition(s)]
+
+
+def body(sites, verify_patch=None, signoff=None, link=False):
+    """The commit message body (without the Subject line). link: this patch carries the
+    series' one Link: to the article behind the reasoning."""
     paras = []
     swaps = {}          # one paragraph for the same swap in several functions
     for s in sites:
@@ -222,7 +233,7 @@ def body(sites, verify_patch=None, signoff=None):
     paras = [fill(_lockdep_paragraph(_join([f + "()" for f in swaps[p]]), p[2], p[0], p[1]))
              if isinstance(p, tuple) else p for p in paras]
     # A defined condition gets its own why below; a same-condition assertion needs none.
-    guessing = [s for s in sites if s["finding"]["fix"]["strategy"] != "condition" and not _same_condition(s)]
+    guessing = guesses(sites)
     preds = sorted({p for s in guessing for p in s["predicates"]})
     called = sorted({c for s in guessing for c in s["called"]})
     if preds:
@@ -245,7 +256,7 @@ def body(sites, verify_patch=None, signoff=None):
     if t:
         paras.append(t)
     text = "\n\n".join(paras) + "\n"
-    trailers = []
+    trailers = [f"Link: {ARTICLE}"] if link else []
     if bugs:
         # Documentation/process/stable-kernel-rules.rst: a fix for a real bug, Cc stable.
         # Fixes: needs the commit that brought the test in, which only a git checkout has;

@@ -318,12 +318,16 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
         _git(gitdir, "commit", "-q", "--allow-empty", "-m", "base", env=env)
         prev = _git(gitdir, "rev-parse", "HEAD", env=env).strip()
         meta = []
+        linked = set()          # the article's Link:, once per series, on its first guess fix
         for t, g, changed in results:
             s_list = [s for s, _p in g]
             prefix = maintainers.subject_prefix(root, changed)
             subj = message.subject(prefix, s_list)
             vp = verify.get((subj, tuple(sorted(changed))))
-            msg = subj + "\n\n" + message.body(s_list, vp, signoff)
+            link = t["slug"] not in linked and bool(message.guesses(s_list))
+            if link:
+                linked.add(t["slug"])
+            msg = subj + "\n\n" + message.body(s_list, vp, signoff, link=link)
             for f in changed:
                 shutil.copyfile(ws.path(f), os.path.join(gitdir, f))
             _git(gitdir, "add", "-A", env=env)
