@@ -342,3 +342,46 @@ def test_each_series_goes_through_the_documented_recipe(tmp_path, fxtree):
         assert all(prefix in s for s in subjects), subjects
         if n > 1:
             assert "misc: Remove context guessing" in subjects[0]
+
+
+def test_live_bug_fix_names_the_commit_that_added_the_test(tmp_path):
+    """Issue 16: in a git checkout, a live-bug fix carries Fixes: with the commit that added
+    the guess (git log -S), before Cc: stable; the other patches carry none."""
+    tree = tmp_path / "src" / "meta"
+    shutil.copytree(os.path.join(REPO, "tests", "fixtures", "metamorphic", "tree"), tree)
+    bug = (tree / "drivers" / "meta" / "meta_bug.c").read_text()
+    (tree / "drivers" / "meta" / "meta_bug.c").unlink()
+    env = env_for(str(tmp_path))
+    git = lambda *a: subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.org", *a],  # noqa: E731
+                                    cwd=tree, env=env, check=True, capture_output=True, text=True)
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "meta: first version")
+    (tree / "drivers" / "meta" / "meta_bug.c").write_text(bug)
+    git("add", "-A")
+    git("commit", "-q", "-m", "meta: sleep outside interrupts")
+    sha = git("rev-parse", "HEAD").stdout.strip()
+    rep = str(tmp_path / "rep")
+    env, _ = _scan(tmp_path, str(tree), rep, "--predicates", "all", "--scope", "drivers")
+    out = tmp_path / "out"
+    p = subprocess.run(["/usr/bin/python3", "-m", "atomic_janitor.patches", "--reports", rep, "--output", str(out),
+                        "--from", FROM], env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    patches = {}
+    for dp, _ds, fs in os.walk(out):
+        for f in fs:
+            if f.endswith(".patch") and not f.startswith("0000"):
+                patches[f] = open(os.path.join(dp, f)).read().split("\n---\n")[0]
+    bug_fix = [t for t in patches.values() if "meta_bug_irqoff" in t]
+    assert len(bug_fix) == 1, list(patches)
+    # one patch for the driver: meta_bug_irqoff()'s test came with the second commit, meta_do()'s
+    # and meta_select()'s with the first (the oldest commit that added each)
+    first = git("rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    trailers = [l for l in bug_fix[0].splitlines() if re.match(r"^(Fixes|Link|Cc): ", l)]
+    assert sorted(t for t in trailers if t.startswith("Fixes:")) == sorted([
+        f'Fixes: {sha[:12]} ("meta: sleep outside interrupts")', f'Fixes: {first[:12]} ("meta: first version")'])
+    assert trailers[-2:] == ["Link: https://lwn.net/Articles/274695/", "Cc: stable@vger.kernel.org"]
+    assert all(("Fixes:" in t) == ("Cc: stable" in t) for t in patches.values())
+    cover = next(open(os.path.join(dp, f)).read() for dp, _ds, fs in os.walk(out) for f in fs
+                 if f == "0000-cover-letter.patch")
+    assert f"base-commit: {sha}" in cover and "no Fixes: tag" not in cover

@@ -212,9 +212,9 @@ def guesses(sites):
     return [s for s in sites if s["finding"]["fix"]["strategy"] != "condition" and not _same_condition(s)]
 
 
-def body(sites, verify_patch=None, signoff=None, link=False):
+def body(sites, verify_patch=None, signoff=None, link=False, fixes=()):
     """The commit message body (without the Subject line). link: this patch carries the
-    series' one Link: to the article behind the reasoning."""
+    series' one Link: to the article behind the reasoning; fixes: its Fixes: lines."""
     paras = []
     swaps = {}          # one paragraph for the same swap in several functions
     for s in sites:
@@ -256,7 +256,7 @@ def body(sites, verify_patch=None, signoff=None, link=False):
     if t:
         paras.append(t)
     text = "\n\n".join(paras) + "\n"
-    trailers = [f"Link: {ARTICLE}"] if link else []
+    trailers = list(fixes) + ([f"Link: {ARTICLE}"] if link else [])
     if bugs:
         # Documentation/process/stable-kernel-rules.rst: a fix for a real bug, Cc stable.
         # Fixes: needs the commit that brought the test in, which only a git checkout has;

@@ -15,7 +15,7 @@ from ..errors import JanitorError
 from ..findings import NO_SWAP, PATCHABLE, SERIES_INDEX, fix_digest
 from ..progress import Progress
 from .. import ctext
-from . import checkpatch, fix, maintainers, message
+from . import checkpatch, fix, history, maintainers, message
 
 FIXABLE = frozenset(PATCHABLE)
 ZERO_FROM = "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
@@ -327,12 +327,14 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
             link = t["slug"] not in linked and bool(message.guesses(s_list))
             if link:
                 linked.add(t["slug"])
-            msg = subj + "\n\n" + message.body(s_list, vp, signoff, link=link)
+            fixes = sorted({tag for st in s_list if st["finding"].get("live_bug")
+                            for tag in [history.fixes_tag(root, st["finding"])] if tag})
+            msg = subj + "\n\n" + message.body(s_list, vp, signoff, link=link, fixes=fixes)
             for f in changed:
                 shutil.copyfile(ws.path(f), os.path.join(gitdir, f))
             _git(gitdir, "add", "-A", env=env)
             _git(gitdir, "commit", "-q", "-F", "-", env=env, input_=msg)
-            meta.append({"subject": subj, "prefix": prefix, "files": changed, "sites": s_list, "tree": t,
+            meta.append({"subject": subj, "prefix": prefix, "files": changed, "sites": s_list, "tree": t, "fixes": fixes,
                          "commit": _git(gitdir, "rev-parse", "HEAD", env=env).strip()})
         trees = []                       # [(tree, [meta])]: one series per maintainer tree
         for m in meta:
@@ -468,9 +470,12 @@ def _cover(doc, t, ms, author, tag, tally, stat, base_commit, dropped=()):
         lines += [message.fill(
             f"Patch{'es' if len(bugs) > 1 else ''} 1{'-%d' % len(bugs) if len(bugs) > 1 else ''} "
             "fix a sleep in atomic context that happens today (the path is in each message) and "
-            "carry Cc: stable." + ("" if git else " They have no Fixes: tag: the base is not a git "
-                                   "tree, so the commit that added each test is not known here "
-                                   "(upstream: git log -S'<expression>' -- <file>).")), ""]
+            "carry Cc: stable." + (
+                " They have no Fixes: tag: the base is not a git tree, so the commit that added "
+                "each test is not known here (upstream: git log -S'<expression>' -- <file>)." if not git else
+                "" if all(m["fixes"] for m in bugs) else
+                " Where a patch has no Fixes: tag, git log -S and git blame found no commit that "
+                "added the test (a shallow clone?).")), ""]
     if dropped:
         lines += [message.fill("Not in this series: lockdep assertion swaps where the kernel already "
                                "guarantees what the check tests, so it can never fire and the swap "
