@@ -163,6 +163,9 @@ def test_upstream_notes_sites_gone_or_changed(tmp_path, fxtree):
     os.unlink(up / "drivers/misc/fxgfp/fxgfp.c")
     p = up / "drivers/usb/fxusb/fxusb.c"
     p.write_text(p.read_text().replace("\tif (in_atomic())\n\t\treturn -EWOULDBLOCK;\n", ""))
+    h = up / "drivers/scsi/fxsas/fxsas.h"
+    text = h.read_text().split("\n", 1)
+    h.write_text(text[0] + "\n/*\n * moved down in the newer tree\n */\n" + text[1])
     out = str(tmp_path / "out")
     res = run_patches(str(tmp_path), fxtree, out, None, "--from", FROM, "--upstream", str(up))
     assert res.returncode == 0, res.stderr
@@ -170,6 +173,29 @@ def test_upstream_notes_sites_gone_or_changed(tmp_path, fxtree):
     assert "drivers/misc/fxgfp/fxgfp.c:fxgfp_alloc_buf(): in_atomic(): gone: file removed" in cover
     assert "drivers/usb/fxusb/fxusb.c:fxusb_read_regs(): in_atomic(): changed: fxusb_read_regs() no longer calls in_atomic()" in cover
     assert "drivers/scsi/fxsas" not in cover.split("Sites in the newer tree")[1].split("(every other")[0]
+    # the series rebased there: the two patches whose sites are gone or changed are named with
+    # the reason, the others apply (fxsas.h moved down three lines: the offset is absorbed)
+    flat = " ".join(cover.split())
+    assert "Rebased onto linux-newer 6.1.0: 5 of 7 patch(es) apply there, in upstream/<tree>/" in flat
+    assert "does not apply: gregkh-char-misc/0002-misc-fxgfp-Remove-in_atomic-usage.patch: gone: " \
+           "drivers/misc/fxgfp/fxgfp.c removed" in flat
+    assert "does not apply: linux-usb/0001-usb-fxusb-Remove-in_atomic-usage.patch: changed: fxusb_read_regs() " \
+           "no longer calls in_atomic()" in flat
+    upd = os.path.join(out, "linux-fixture", "upstream")
+    assert sorted(os.listdir(upd)) == ["drm-drm-misc", "gregkh-char-misc", "linux-i2c", "linux-scsi", "netdev-net-next"]
+    sas = open(os.path.join(upd, "linux-scsi", "0001-scsi-fxsas-Replace-in_interrupt-usage.patch")).read()
+    base = open(os.path.join(out, "linux-fixture", "linux-scsi", "0001-scsi-fxsas-Replace-in_interrupt-usage.patch")).read()
+    hunks = lambda t: re.findall(r"^@@ -(\d+)", t.split("+++ b/drivers/scsi/fxsas/fxsas.h")[1].split("diff --git")[0],  # noqa: E731
+                                 re.M)
+    assert hunks(base) and [int(h) for h in hunks(sas)] == [int(h) + 3 for h in hunks(base)]
+    # each rebased series applies in order to the newer tree with git am
+    repo, env = _pristine_git(tmp_path, str(up), "up-am")
+    for sub in sorted(os.listdir(upd)):
+        names = [l.strip() for l in open(os.path.join(upd, sub, "series")) if l.strip()]
+        res = subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.org", "am", "-q",
+                              *[os.path.join(upd, sub, n) for n in names]], cwd=repo, env=env,
+                             capture_output=True, text=True)
+        assert res.returncode == 0, (sub, res.stderr)
 
 
 def test_patched_tree_rescan_finds_no_fixed_site_and_emits_nothing(tmp_path, fxtree):

@@ -335,6 +335,7 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
             _git(gitdir, "add", "-A", env=env)
             _git(gitdir, "commit", "-q", "-F", "-", env=env, input_=msg)
             meta.append({"subject": subj, "prefix": prefix, "files": changed, "sites": s_list, "tree": t, "fixes": fixes,
+                         "message": msg,
                          "commit": _git(gitdir, "rev-parse", "HEAD", env=env).strip()})
         trees = []                       # [(tree, [meta])]: one series per maintainer tree
         for m in meta:
@@ -379,12 +380,13 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
             atomicio.write_text(os.path.join(d, "series"), "".join(os.path.basename(m["file"]) + "\n" for m in ms))
             prev = ms[-1]["commit"]
         progress.close()
+        rebased = _rebase(doc, trees, stage, ws, author, upstream, env) if upstream else None
         n = len(meta)
         summary = {"patches": n, "skipped": skipped, "tally": dict(tally), "meta": meta,
                    "checkpatch_notes": notes, "trees": [(t, [m["file"] for m in ms]) for t, ms in trees]}
         atomicio.write_text(os.path.join(stage, "summary.txt"),
                             _summary(tree, doc, trees, skipped, tally, notes, upstream, signoff, base_commit,
-                                     [f for fs in dropped.values() for f in fs]))
+                                     [f for fs in dropped.values() for f in fs], rebased))
         atomicio.write_text(os.path.join(stage, "manual-review.txt"), manual_review_text(doc, skipped))
         atomicio.write_text(os.path.join(stage, "series"), "".join(m["file"] + "\n" for m in meta))
         fixes = {f["id"]: f.get("fix") for f in doc["findings"]}
@@ -401,6 +403,75 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
+
+
+def _rebase(doc, trees, stage, ws, author, upstream, env):
+    """The series rebased onto the newer tree (UPSTREAM=), in stage/upstream/<tree>/: each
+    patch applied with patch(1) (offsets and fuzz allowed) to that tree's files and taken
+    again with format-patch, so its context is the newer tree's. Returns [(meta, None or why
+    it does not apply there)]."""
+    gitdir = os.path.join(ws.dir, "upstream-git")
+    os.makedirs(gitdir)
+    _git(gitdir, "init", "-q", env=env)
+    for f in sorted({f for _t, ms in trees for m in ms for f in m["files"]}):
+        src = os.path.join(upstream.root, f)
+        if os.path.isfile(src):
+            os.makedirs(os.path.dirname(os.path.join(gitdir, f)), exist_ok=True)
+            shutil.copyfile(src, os.path.join(gitdir, f))
+    _git(gitdir, "add", "-A", env=env)
+    _git(gitdir, "commit", "-q", "--allow-empty", "-m", "base", env=env)
+    prev = _git(gitdir, "rev-parse", "HEAD", env=env).strip()
+    updoc = dict(doc, tree={"name": upstream.name, "version": upstream.version, "kind": upstream.kind})
+    base = _base_commit(upstream.root, updoc)
+    out = []
+    for t, ms in trees:
+        done = []
+        for m in ms:
+            why = _apply_there(gitdir, os.path.join(stage, m["file"]), m, upstream.root)
+            out.append((m, why))
+            if why is None:
+                _git(gitdir, "add", "-A", env=env)
+                _git(gitdir, "commit", "-q", "-F", "-", env=env, input_=m["message"])
+                done.append(dict(m, commit=_git(gitdir, "rev-parse", "HEAD", env=env).strip()))
+        if not done:
+            continue
+        d = os.path.join(stage, "upstream", t["slug"])
+        tag = "PATCH" + (f" {t['tag']}" if t["tag"] else "")
+        _git(gitdir, "-c", "core.abbrev=12", "format-patch", "-q", "--zero-commit", "--no-signature",
+             "--numbered", "--subject-prefix", tag, "-o", d, f"{prev}..{done[-1]['commit']}", env=env)
+        names = sorted(x for x in os.listdir(d) if x.endswith(".patch"))
+        tally = collections.Counter()
+        for name, m in zip(names, done):
+            path = os.path.join(d, name)
+            m["to"], m["cc"] = maintainers.recipients(upstream.root, path)
+            _postprocess(path, m["to"], m["cc"])
+            v = checkpatch.verdict(checkpatch.check(upstream.root, path))
+            m["checkpatch"] = v
+            tally[v.split(" ")[0]] += 1
+        stat = _git(gitdir, "diff", "--stat=72", "--summary", prev, done[-1]["commit"], env=env)
+        mail, b4 = _cover(updoc, t, done, author, tag, tally, stat, base)
+        atomicio.write_text(os.path.join(d, "0000-cover-letter.patch"), mail)
+        atomicio.write_text(os.path.join(d, "b4-cover.txt"), b4)
+        atomicio.write_text(os.path.join(d, "series"), "".join(n + "\n" for n in names))
+        prev = done[-1]["commit"]
+    return out
+
+
+def _apply_there(gitdir, patch, m, up_root):
+    """None when the patch applies to the newer tree's files (then applied), else why not:
+    what became of its sites there, or that the code around them changed."""
+    missing = [f for f in m["files"] if not os.path.isfile(os.path.join(up_root, f))]
+    states = [st for st in (upstream_state(s["finding"], up_root) for s in m["sites"]) if st != "unchanged"]
+    if missing:
+        return f"gone: {missing[0]} removed"
+    with open(patch, "rb") as fh:
+        data = fh.read()
+    argv = ["patch", "-p1", "-s", "-F2", "--no-backup-if-mismatch", "-r", "-"]
+    dry = subprocess.run(argv + ["--dry-run"], cwd=gitdir, input=data, capture_output=True, check=False)
+    if dry.returncode != 0:
+        return "; ".join(states) if states else "changed: the code around the fix differs there (the hunk does not apply)"
+    subprocess.run(argv, cwd=gitdir, input=data, capture_output=True, check=True)
+    return None
 
 
 def _base_commit(root, doc):
@@ -506,7 +577,7 @@ def _cover(doc, t, ms, author, tag, tally, stat, base_commit, dropped=()):
     return "\n".join(lines), b4
 
 
-def _summary(tree, doc, trees, skipped, tally, notes, upstream, signoff, base_commit, dropped=()):
+def _summary(tree, doc, trees, skipped, tally, notes, upstream, signoff, base_commit, dropped=(), rebased=None):
     """summary.txt: what this run wrote, per tree, and how to send or apply it."""
     n = sum(len(ms) for _t, ms in trees)
     preds = ", ".join(f"{p}()" for p in doc.get("predicates") or [])
@@ -552,6 +623,13 @@ def _summary(tree, doc, trees, skipped, tally, notes, upstream, signoff, base_co
                 owner = f.get("function") or f.get("macro")
                 lines.append(f"  {f['file']}:{owner}(): {f['called']}(): {st}")
         lines.append("  (every other site is unchanged there)")
+        lines.append("")
+        ok = [m for m, why in rebased or [] if why is None]
+        lines.append(f"Rebased onto {upstream.name}" + (f" {upstream.version}" if upstream.version else "")
+                     + f": {len(ok)} of {len(rebased or [])} patch(es) apply there, in upstream/<tree>/")
+        for m, why in rebased or []:
+            if why is not None:
+                lines.append(message.fill(f"  does not apply: {m['file']}: {why}"))
         lines.append("")
     tl = ", ".join(f"{tally.get(k, 0)} {k}" for k in ("Success", "Warning", "Error"))
     lines.append(f"checkpatch.pl ({' '.join(checkpatch.FLAGS)}): {tl}")
