@@ -85,7 +85,7 @@ help:
 	@echo '  BASELINE=       findings.json to mark new/unchanged/gone against (default: the previous scan)'
 	@echo '  COCCI= MODE=    one rule and mode, as coccicheck takes them'
 	@echo '  FROM= SIGNOFF=  patch author and Signed-off-by (default: git config)'
-	@echo '  UPSTREAM=       newer tree to check the series against'
+	@echo '  UPSTREAM=       newer tree (6.12): the series rebased there, and what no longer applies'
 	@echo '  PATCHDIR=       patches root'
 	@echo '  SERIES=         series directory for verify (or none)'
 	@echo '  KDIR=           out-of-tree module directory for verify'

@@ -1,7 +1,7 @@
 # make patches: build patches-generated/<tree>/ from reports/<tree>/findings.json (issue 5).
 # FROM="Name <mail>" (default: git config --global), SIGNOFF="Name <mail>" (default: git
-# config --global; never invented), UPSTREAM=<newer tree> (cover letter notes sites gone
-# there), O= is the reports root the scan wrote to, PATCHDIR= the patches root.
+# config --global; never invented), UPSTREAM=<newer tree> (the series rebased there,
+# in upstream/<tree>/; summary.txt names what does not apply and why; UPSTREAM=6.12 is Debian's), O= is the reports root the scan wrote to, PATCHDIR= the patches root.
 FROM     ?=
 SIGNOFF  ?=
 UPSTREAM ?=

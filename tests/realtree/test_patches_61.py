@@ -146,3 +146,22 @@ def test_assertions_the_kernel_guarantees_are_listed_not_swapped(series):
     assert "arm_sdei" not in body       # another tree: the summary lists it
     summary = " ".join((series["dir"] / "summary.txt").read_text().split())
     assert "_ipi_mask_cpu()" in summary.split("Assertions left as they are")[1]
+
+
+@pytest.mark.skipif(not os.path.isdir("/usr/src") or not any(n.startswith("linux-source-6.12") for n in os.listdir("/usr/src")),
+                    reason="linux-source-6.12 not installed (UPSTREAM=6.12 installs it)")
+def test_rebased_onto_612_names_what_does_not_apply(tree61, tmp_path):
+    """Issue 13: UPSTREAM=6.12 writes the series rebased onto 6.12 and names each patch that
+    does not apply there with the reason: mdp5_smp_dump() no longer tests drm_can_sleep()."""
+    findings = tmp_path / "findings.json"
+    findings.write_text(json.dumps(scan("all")))
+    out = tmp_path / "out"
+    res = run_patches(str(tmp_path), tree61.root, str(out), str(findings), "--from", FROM, "--upstream", "6.12")
+    assert res.returncode == 0, res.stderr
+    summary = " ".join((out / "linux-source-6.1" / "summary.txt").read_text().split())
+    m = re.search(r"Rebased onto linux-source-6\.12 6\.12\.\d+: (\d+) of (\d+) patch\(es\) apply there", summary)
+    assert m and 0 < int(m.group(1)) < int(m.group(2)), summary
+    assert re.search(r"does not apply: drm-drm-misc/\S+\.patch: changed: mdp5_smp_dump\(\) no longer calls "
+                     r"drm_can_sleep\(\)", summary), summary
+    up = out / "linux-source-6.1" / "upstream"
+    assert sum(len((up / d / "series").read_text().split()) for d in os.listdir(up)) == int(m.group(1))

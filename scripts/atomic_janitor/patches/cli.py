@@ -32,7 +32,8 @@ def build_parser():
     p.add_argument("--output", help="patches root (default: <repo>/patches-generated)")
     p.add_argument("--from", dest="from_", help="From: identity 'Name <mail>' (default: git config)")
     p.add_argument("--signoff", help="Signed-off-by identity (default: git config; never invented)")
-    p.add_argument("--upstream", help="newer tree: the cover letter lists sites gone or changed there")
+    p.add_argument("--upstream", help="newer tree (a path or a version such as 6.12): the series rebased "
+                   "there in upstream/<tree>/, and summary.txt names what does not apply and why")
     p.add_argument("--bench", action="store_true", help="print time and size of the series")
     return p
 

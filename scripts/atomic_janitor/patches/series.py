@@ -461,7 +461,8 @@ def _apply_there(gitdir, patch, m, up_root):
     """None when the patch applies to the newer tree's files (then applied), else why not:
     what became of its sites there, or that the code around them changed."""
     missing = [f for f in m["files"] if not os.path.isfile(os.path.join(up_root, f))]
-    states = [st for st in (upstream_state(s["finding"], up_root) for s in m["sites"]) if st != "unchanged"]
+    states = list(dict.fromkeys(st for st in (upstream_state(s["finding"], up_root) for s in m["sites"])
+                                if st != "unchanged"))
     if missing:
         return f"gone: {missing[0]} removed"
     with open(patch, "rb") as fh:
