@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 from . import apply as applymod
 from . import config as configmod
 from . import parse as parsemod
+from . import preflight
 from .common import CACHE, DEFAULT_KSRC, Log, VerifyError, default_jobs
 from .extras import cmd_all, cmd_bench, cmd_demo, cmd_mutants, cmd_seed
 from .verify import RunOptions, run_verify, tree_name
@@ -86,6 +87,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     fn = {"run": cmd_run, "parse": cmd_parse, "config": cmd_config, "demo": cmd_demo,
           "seed": cmd_seed, "mutants": cmd_mutants, "all": cmd_all, "bench": cmd_bench}[a.cmd]
     try:
+        if a.cmd not in ("parse", "config"):
+            preflight.check()
         return fn(a)
     except VerifyError as e:
         print(e.render(), file=sys.stderr)

@@ -63,3 +63,21 @@ def test_parse_quotes_the_unexpected_splat():
 def test_usage_without_command():
     p = run()
     assert p.returncode == 2 and "usage" in p.stdout.lower()
+
+
+def test_missing_dependency_stops_before_any_build(tmp_path):
+    """Issue 12: a PATH without qemu gives one line that names it and the package, exit 1,
+    and nothing built or written (the check runs before the tree is even read)."""
+    import shutil
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("gcc", "make", "flex", "bison", "bc", "perl", "patch", "cpio", "i2cget"):
+        src = shutil.which(tool) or os.path.join("/usr/sbin", tool)
+        if os.path.exists(src):
+            os.symlink(src, bindir / tool)
+    env = dict(os.environ, PATH=str(bindir))
+    p = run("run", "--series", "none", "--output", str(tmp_path / "o"), env=env)
+    _critical(p, "deps", "qemu-system-x86_64")
+    assert "apt-get install -y" in p.stderr and "qemu-system-x86" in p.stderr
+    assert len([l for l in p.stderr.splitlines() if l.startswith("CRITICAL")]) == 1
+    assert not (tmp_path / "o").exists()
