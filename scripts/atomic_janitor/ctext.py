@@ -23,7 +23,9 @@ def blank(text):
 
 
 _MEMO = collections.OrderedDict()
-_MEMO_SIZE = 2048
+# Only small tables are kept (a file's #define and #if lines, not its joined text): the call
+# graph asks about thousands of files in turn, and a smaller memo was recomputing them.
+_MEMO_SIZE = 32768
 
 
 def _memo(kind, lines, compute):
@@ -66,7 +68,7 @@ _DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?\s*(.*)$")
 
 def _defines(lines):
     out = []
-    for first, last, text in logical_lines(lines):
+    for first, last, text in _logical(lines):
         if "define" in text:
             m = _DEFINE.match(text)
             if m:
@@ -109,7 +111,7 @@ _COND = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
 
 def _directives(lines):
     """[(first_line_no, keyword, argument, is_include_guard_candidate)] of the #if family."""
-    logical = logical_lines(lines)
+    logical = _logical(lines)
     out = []
     for idx, (first, _last, text) in enumerate(logical):
         if "#" not in text:
