@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import threading
 import time
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from .common import CACHE, HERE, Log, VerifyError, quote
 
@@ -26,13 +26,13 @@ def qemu_config() -> dict:
 
 
 def qemu_argv(kernel: str, initrd: str, accel: str = "tcg", append_extra: List[str] = (),
-              cfg: Optional[dict] = None) -> List[str]:
+              cfg: Optional[dict] = None, extra_args: Sequence[str] = ()) -> List[str]:
     cfg = cfg or qemu_config()
     append = [f"console={cfg['console']}", *cfg["extra_append"], *append_extra]
     return [cfg["qemu"], "-machine", f"{cfg['machine']},accel={accel}", "-m", cfg["memory"],
             "-smp", cfg["smp"], "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
             "-device", cfg["exit_device"], "-kernel", kernel, "-initrd", initrd,
-            "-append", " ".join(append)]
+            "-append", " ".join(append), *extra_args]
 
 
 # The kernel prints this when it hands over to the initramfs: before it, only the kernel's
@@ -107,24 +107,27 @@ def pick_accel(log: Log, kernel: Optional[str] = None, initrd: Optional[str] = N
 
 
 def boot(kernel: str, initrd: str, console_path: str, timeout: float, log: Log,
-         accel: str = "tcg", append_extra: List[str] = (), cfg: Optional[dict] = None
-         ) -> BootResult:
+         accel: str = "tcg", append_extra: List[str] = (), cfg: Optional[dict] = None,
+         extra_args: Sequence[str] = ()) -> BootResult:
     """Boot once; a boot that stalls before userspace is tried once more, and says so (a
     kernel that stalls there every time still fails: the retry stalls too)."""
-    br = _boot_once(kernel, initrd, console_path, timeout, log, accel, append_extra, cfg)
+    br = _boot_once(kernel, initrd, console_path, timeout, log, accel, append_extra, cfg,
+                    extra_args)
     if br.stalled:
         log.write(f"# boot stalled before userspace (no console output for {STALL_SECS:.0f}s): retrying once")
         first = br.seconds
-        br = _boot_once(kernel, initrd, console_path, timeout, log, accel, append_extra, cfg)
+        br = _boot_once(kernel, initrd, console_path, timeout, log, accel, append_extra, cfg,
+                    extra_args)
         br.retried_after = first
     return br
 
 
-def _boot_once(kernel, initrd, console_path, timeout, log, accel, append_extra, cfg) -> BootResult:
+def _boot_once(kernel, initrd, console_path, timeout, log, accel, append_extra, cfg,
+                    extra_args) -> BootResult:
     cfg = cfg or qemu_config()
     if not shutil.which(cfg["qemu"]):
         raise VerifyError("boot", f"{cfg['qemu']} not found", ["apt-get install qemu-system-x86"])
-    argv = qemu_argv(kernel, initrd, accel, append_extra, cfg)
+    argv = qemu_argv(kernel, initrd, accel, append_extra, cfg, extra_args)
     log.write(f"$ {quote(argv)}")
     os.makedirs(os.path.dirname(console_path), exist_ok=True)
     t0 = time.monotonic()

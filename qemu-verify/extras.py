@@ -16,6 +16,8 @@ MUTANTS = {
     # name: (series dir, what the failure must name)
     "sleep-under-spinlock": ("mutant-sleep-under-spinlock", "scheduling-while-atomic"),
     "drop-irq-check": ("mutant-drop-irq-check", "late_shutdown_atomic_path: path=normal"),
+    # no splat can show it: only the context recorder sees the claim fail
+    "claim-sleepable": ("mutant-claim-sleepable", "__i2c_transfer(): violated: claimed sleepable"),
 }
 
 

@@ -32,6 +32,8 @@ class GuestPlan:
     spinlock_case: bool = True
     probes: List[Tuple[str, str]] = dataclasses.field(default_factory=list)  # (event, target)
     load_modules: List[str] = dataclasses.field(default_factory=list)        # extra in-tree .ko
+    # device-map workloads (devices.json): (device name, shell lines), one suite each
+    devices: List[Tuple[str, List[str]]] = dataclasses.field(default_factory=list)
 
     def suites(self) -> List[str]:
         s = []
@@ -43,6 +45,7 @@ class GuestPlan:
             s.append("aj_demo")
         if self.record:
             s.append("aj_i2c_record")
+        s += [f"device_{name}" for name, _lines in self.devices]
         return s
 
 
@@ -87,18 +90,14 @@ def guest_script(plan: GuestPlan) -> str:
          "  [ \"$(cat $a/name 2>/dev/null)\" = 'SMBus stub driver' ] && BUS=${a##*/i2c-}",
          "done",
          "echo \"# aj: i2c-stub is bus ${BUS:-none}\""]
-    # kprobes on the patched functions: hit counts for "executed in the guest"
+    # the context recorder on the patched functions: hit counts by context (aj_ctx.c)
     if plan.probes:
-        L.append("KE=/sys/kernel/tracing/kprobe_events")
-        for ev, target in plan.probes:
-            L.append(f"echo 'p:aj/{ev} {target}' >> $KE 2>/dev/null && "
-                     f"echo '# aj-probe: {ev} {target}' || "
-                     f"echo '# aj-probe-failed: {ev} {target}'")
-        L.append("echo 1 > /sys/kernel/tracing/events/aj/enable 2>/dev/null")
-        L.append("hits() { while read ev hits miss; do echo \"# aj-hits: $ev $hits\"; done "
-                 "< /sys/kernel/tracing/kprobe_profile; }")
-    # patched modules load after the probes exist (kprobe events on a module that is not
-    # loaded yet are armed when it loads), so their init counts too
+        arg = ",".join(f"{ev}={target}" for ev, target in plan.probes)
+        L.append(f"insmod /lib/aj/aj_ctx.ko targets={arg} || "
+                 "echo '# aj: aj_ctx did not load: no hit counts'")
+        L.append("hits() { echo 1 > /sys/module/aj_ctx/parameters/dump 2>/dev/null; }")
+    # patched modules load after the recorder (it arms a module's probes when the module
+    # loads), so their init counts too
     for ko in plan.load_modules:
         L.append(f"insmod /lib/aj/{ko}.ko && echo '# aj: loaded {ko}' || "
                  f"echo '# aj: {ko} did not load'")
@@ -131,12 +130,18 @@ def guest_script(plan: GuestPlan) -> str:
         elif s == "aj_demo":
             L.append(f"insmod /lib/aj/aj_demo.ko ktap_index={idx} || "
                      f"{{ echo 'not ok {idx} aj_demo # insmod failed'; fail; }}")
+        elif s.startswith("device_"):
+            lines = dict(plan.devices)[s[len("device_"):]]
+            # the workload's exit status is the suite's result; its output, KTAP comments
+            L += [f"if ( set -e; {'; '.join(lines)} ) > /tmp/{s}.out 2>&1; then "
+                  f"echo 'ok {idx} {s}'; else echo 'not ok {idx} {s}'; fail; fi",
+                  f"sed 's/^/# {s}: /' /tmp/{s}.out"]
         elif s == "aj_i2c_record":
             L.append(f"insmod /lib/aj/aj_i2c_record.ko ktap_index={idx} "
                      f"spinlock_case={1 if plan.spinlock_case else 0} || "
                      f"{{ echo 'not ok {idx} aj_i2c_record # insmod failed'; fail; }}")
     if plan.probes:
-        L += ["echo 0 > /sys/kernel/tracing/events/aj/enable 2>/dev/null", "hits"]
+        L += ["hits"]
     L += ["echo \"# aj: guest script verdict FAIL=$FAIL\"",
           "echo $FAIL > /sys/module/aj_exit/parameters/code",
           "reboot -f",

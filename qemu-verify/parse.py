@@ -336,7 +336,11 @@ def scan_splats(console: str) -> SplatReport:
 
 # ---------------------------------------------------------------- guest facts
 _HITS = re.compile(r"^# aj-hits: (\S+) (\d+)$")
-_PROBE_FAIL = re.compile(r"^# aj-probe-failed: (\S+) (\S+)$")
+_PROBE_FAIL = re.compile(r"^# aj-probe-failed: (\S+) (\S+)(?: err=(\S+))?$")
+_CTX = re.compile(r"^# aj-ctx: (\S+) ((?:\w+=\d+ ?)+)$")
+_CTX_CALLER = re.compile(r"^# aj-ctx-caller: (\S+) (\w+) (\S.*)$")
+# the kinds of hit that aj_ctx.c counts; "unknown": the recorder could not read the context
+CONTEXT_KINDS = ("sleepable", "task_atomic", "softirq", "hardirq", "nmi", "unknown")
 _DEMO = re.compile(r"^# aj-demo: in_atomic\(\)=(\d) under spin_lock\(\), CONFIG_PREEMPT_COUNT=(\w)")
 _PATH = re.compile(r"^# (\w+): path=(\w[\w-]*) expected=(\w+)")
 
@@ -353,6 +357,29 @@ def hits(console: str) -> Dict[str, int]:
 
 def failed_probes(console: str) -> List[str]:
     return [m.group(1) for m in (_PROBE_FAIL.match(clean(r)) for r in console.splitlines()) if m]
+
+
+def contexts(console: str) -> Dict[str, dict]:
+    """event -> {"hits", the CONTEXT_KINDS counts, "irqs_off", "preempt_off", "bh_off",
+    "rcu", "callers": {kind: first caller seen}}, from the last dump of aj_ctx (the counts
+    are cumulative). A dump cut short by the console keeps no partial record: a line that
+    does not match whole is not read."""
+    out: Dict[str, dict] = {}
+    callers: Dict[str, Dict[str, str]] = {}
+    for raw in console.splitlines():
+        line = clean(raw)
+        m = _CTX.match(line)
+        if m:
+            rec = {k: int(v) for k, v in (kv.split("=") for kv in m.group(2).split())}
+            if "hits" in rec and all(k in rec for k in CONTEXT_KINDS):
+                out[m.group(1)] = rec
+            continue
+        m = _CTX_CALLER.match(line)
+        if m and m.group(2) in CONTEXT_KINDS:
+            callers.setdefault(m.group(1), {}).setdefault(m.group(2), m.group(3))
+    for ev, rec in out.items():
+        rec["callers"] = dict(sorted(callers.get(ev, {}).items()))
+    return dict(sorted(out.items()))
 
 
 def demo_value(console: str) -> Optional[Tuple[int, str]]:

@@ -15,8 +15,10 @@ from typing import Dict, List, Optional, Sequence
 from . import apply as applymod
 from . import boot as bootmod
 from . import build as buildmod
+from . import claims as claimsmod
 from . import compile as compilemod
 from . import config as configmod
+from . import devices as devmod
 from . import initramfs as initmod
 from . import parse as parsemod
 from . import probes as probemod
@@ -211,6 +213,12 @@ def run_verify(opt: RunOptions) -> dict:
             if opt.compile_test and not opt.kdir else {}
         required = configmod.read_fragments([configmod.FRAGMENT, *opt.extra_fragments])
         optional: Dict[str, str] = {}
+        dmap = devmod.load()
+        driven = devmod.touched_devices(dmap, touched)
+        for d in driven:
+            for sym in d.kconfig:
+                if sym not in required:
+                    optional.setdefault(sym, "y")
         for u in units.values():
             for s, v in u.symbols.items():
                 if s not in required:
@@ -321,32 +329,38 @@ def run_verify(opt: RunOptions) -> dict:
         plan.load_modules = list(plan.load_modules)
         probes = []
         unprobed = []
+        targets: Dict[tuple, dict] = {}     # (patch index, function) -> file, events, state
 
-        def add_probes(idx, fn, objects, module):
-            syms = probemod.resolve_symbols(objects, fn)
-            if not syms:
+        def add_probes(idx, fn, objects, module, path, built=True, why=None):
+            t = targets.setdefault((idx, fn), {"file": path, "events": [], "built": built,
+                                               "build_reason": why, "inlined": False})
+            syms = probemod.resolve_symbols(objects, fn) if built else []
+            if built and not syms:
                 unprobed.append(fn)
+                t["inlined"] = True
             for k, sym in enumerate(syms):
                 ev = probemod.event_name(idx, fn + (f"_{k}" if k else ""))
                 probes.append((ev, f"{module.replace('-', '_')}:{sym}" if module else sym))
+                t["events"].append(ev)
 
         if opt.kdir:
             for p, row in zip(patches, prow):
                 for f, fns in sorted(row.pop("_probe_files", {}).items()):
                     for fn in fns:
                         for ko in sorted(kdir_kos):
-                            add_probes(p.index, fn, [kdir_kos[ko]], ko)
+                            add_probes(p.index, fn, [kdir_kos[ko]], ko, f)
         for p, row in zip(patches, prow):
             for f, fns in sorted(row.pop("_probe_files", {}).items()):
                 u = units.get(f) or compilemod.settle(compilemod.plan_unit(wt.src, f), dotconfig)
-                if not u.objects:
-                    continue
                 objs = [os.path.join(build, o) for o in u.objects]
                 for fn in fns:
-                    add_probes(p.index, fn, objs, u.module)
+                    add_probes(p.index, fn, objs, u.module, f, bool(u.objects), u.reason)
         plan.probes = sorted(set(probes))
+        plan.devices = [(d.name, list(d.guest)) for d in driven if d.guest]
+        qemu_extra = [a for d in driven for a in d.qemu]
         need = {"aj_exit"} | ({"aj_demo"} if plan.demo else set()) | \
-               ({"aj_i2c_record"} if plan.record else set())
+               ({"aj_i2c_record"} if plan.record else set()) | \
+               ({"aj_ctx"} if plan.probes else set())
         modules = {n: mods[n] for n in need}
         if "i2c-stub" in intree:
             modules["i2c-stub"] = intree["i2c-stub"]
@@ -374,14 +388,16 @@ def run_verify(opt: RunOptions) -> dict:
         o.working("boot")
         accel = bootmod.pick_accel(log, buildmod.bzimage(build), initrd)
         br = bootmod.boot(buildmod.bzimage(build), initrd, os.path.join(staging, "console.log"),
-                          opt.timeout, log, accel)
+                          opt.timeout, log, accel, extra_args=qemu_extra)
         timings["boot_to_verdict"] = round(br.seconds, 1)
         res["guest"]["accel"] = accel
         res["guest"]["exit"] = br.describe()
         boot_ok = br.verdict_code is not None
         stage("boot", boot_ok, f"{accel}, {br.describe()}", t0)
         # ---------------------------------------------------------------- parse
-        _parse_into(res, br.console, prow, plan, o, stage, br)
+        claims = claimsmod.load(series) if series != "none" else {}
+        _parse_into(res, br.console, prow, plan, o, stage, br,
+                    _context_rows(patches, prow, targets, claims, series, dmap))
     except VerifyError as e:
         o.stop()
         res["failed_stage"] = res["failed_stage"] or e.stage
@@ -505,7 +521,70 @@ def _baseline(wt, build, objs, jobs, blog, dotconfig) -> Dict[str, List[str]]:
     return out
 
 
-def _parse_into(res, console, prow, plan, o, stage, br):
+def _context_rows(patches, prow, targets, claims, series, dmap):
+    """One row per patched function: where it is, its probe events, the claim of the series
+    (index.json) on it, and why it cannot run when nothing in the guest can drive it."""
+    rows = []
+    for p, row in zip(patches, prow):
+        rel = os.path.relpath(p.path, series) if os.path.isdir(series) else p.name
+        by_fn = {c["function"]: c for c in claims.get(rel, [])}
+        for (idx, fn), t in sorted(targets.items()):
+            if idx != p.index:
+                continue
+            c = by_fn.get(fn)
+            rows.append({"patch": idx, "function": fn, "file": t["file"], "events": t["events"],
+                         "claim": c["class"] if c else None, "site": c["site"] if c else None,
+                         "inlined": t["inlined"],
+                         "unreachable": devmod.unreachable_reason(dmap, t["file"], t["built"],
+                                                                  t["build_reason"]),
+                         "driven_by": (devmod.driver_of(dmap, t["file"]).name
+                                       if devmod.driver_of(dmap, t["file"]) else None)})
+    return rows
+
+
+def _check_contexts(rows, ctx, o, stage):
+    """Stage context: each patched function executed N times, with its contexts held against
+    the claim, or the reason it cannot run. Returns whether it passed."""
+    t0 = time.monotonic()
+    bad, n_exec, n_unreach = [], 0, 0
+    for r in rows:
+        recs = [ctx[e] for e in r["events"] if e in ctx]
+        rec = None
+        if recs:
+            rec = {k: sum(x.get(k, 0) for x in recs) for k in recs[0] if k != "callers"}
+            rec["callers"] = {}
+            for x in recs:
+                for k, v in x.get("callers", {}).items():
+                    rec["callers"].setdefault(k, v)
+        r["contexts"] = rec
+        status, why = claimsmod.check(r["claim"], rec)
+        if status == "not-executed":
+            if r["inlined"]:
+                status, why = "not-probeable", "inlined into its callers: no symbol to probe"
+            elif r["unreachable"]:
+                status, why = "not-reachable", r["unreachable"]
+                n_unreach += 1
+            elif r["events"]:
+                status, why = "missed", (f"{r['driven_by']} drives {r['file']}, but the "
+                                         "function ran 0 times")
+            else:
+                status, why = "missed", "the recorder did not arm a probe on it"
+        else:
+            n_exec += 1
+        r["status"], r["why"] = status, why
+        what = (f"executed {claimsmod.describe(rec)}" if rec and rec.get("hits") else
+                "not reachable in QEMU" if status == "not-reachable" else status)
+        o.info(f"            {r['function']}() [{r['claim'] or 'no claim'}]: {what}"
+               + (f"; {why}" if why else ""))
+        if status in ("violated", "proof-error", "missed"):
+            bad.append(f"{r['function']}(): {status}: {why}")
+    ok = not bad
+    stage("context", ok, f"{len(rows)} patched function(s): {n_exec} executed, "
+                         f"{n_unreach} not reachable in QEMU, {len(bad)} failed", t0)
+    return ok, bad
+
+
+def _parse_into(res, console, prow, plan, o, stage, br, ctx_rows=()):
     t0 = time.monotonic()
     test = parsemod.parse_ktap(console)
     splats = parsemod.scan_splats(console)
@@ -543,7 +622,15 @@ def _parse_into(res, console, prow, plan, o, stage, br):
     for m in splats.missing:
         o.info(f"            expected splat not seen: {m}")
     guest_ok = br.verdict_code == 0
-    all_ok = ktap_ok and splats.ok and guest_ok
+    ctx = parsemod.contexts(console)
+    res["guest"]["contexts"] = ctx
+    ctx_rows = [dict(r) for r in ctx_rows]
+    ctx_ok, ctx_bad = _check_contexts(ctx_rows, ctx, o, stage)
+    res["guest"]["functions"] = ctx_rows
+    for row in prow:
+        row["contexts"] = [{k: r[k] for k in ("function", "claim", "status", "why", "contexts")}
+                           for r in ctx_rows if r["patch"] == row["index"]]
+    all_ok = ktap_ok and splats.ok and guest_ok and ctx_ok
     if not br.verdict_code == 0 and br.verdict_code is None:
         for l in parsemod.last_lines(console):
             o.info(f"            | {l}")
@@ -569,16 +656,20 @@ def _parse_into(res, console, prow, plan, o, stage, br):
             why.append("expected splat missing")
         if not guest_ok:
             why.append(br.describe())
+        if not ctx_ok:
+            why.append("context: " + "; ".join(ctx_bad[:3]))
         wrong = [f"{k}: path={v['taken']} expected={v['expected']}"
                  for k, v in res["guest"]["paths"].items() if v["taken"] != v["expected"]]
         if wrong:
             why.append("wrong path (" + "; ".join(wrong) + ")")
-        res["failed_stage"] = "boot" if br.verdict_code is None else "parse"
+        res["failed_stage"] = "boot" if br.verdict_code is None else \
+            "parse" if not (ktap_ok and splats.ok and guest_ok) else "context"
         raise VerifyError(res["failed_stage"], "; ".join(why),
                           [f"raw console: {res['_out']}/console.log",
                            f"rerun the parse offline: /usr/bin/python3 qemu-verify parse "
                            f"{res['_out']}/console.log"],
-                          ([f"unexpected {s.kind}: {s.text}" for s in splats.unexpected[:4]] +
+                          (ctx_bad[:4] +
+                           [f"unexpected {s.kind}: {s.text}" for s in splats.unexpected[:4]] +
                            [f"expected splat not seen: {m}" for m in splats.missing[:2]] +
                            ([f"last console lines: {' / '.join(parsemod.last_lines(console, 4))}"]
                             if br.verdict_code is None else [])))

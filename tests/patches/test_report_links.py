@@ -47,6 +47,12 @@ def test_make_patches_links_every_patched_fix_to_its_file(tmp_path, fxtree):
         assert target.endswith(os.sep + index[fid]["file"]), (target, index[fid])
     unfixed = {f["id"] for f in doc["findings"] if not f.get("fix")}
     assert not unfixed & set(links)
+    # the claim that verify's context recorder checks: class and function of each site
+    by_id = {f["id"]: f for f in doc["findings"]}
+    for fid, ent in index.items():
+        f = by_id[fid]
+        assert (ent["class"], ent["function"], ent["site"]) == \
+            (f["class"], f["function"], f"{f['file']}:{f['line']}")
 
 
 def test_a_finding_whose_fix_changed_loses_its_link(tmp_path):

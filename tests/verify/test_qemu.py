@@ -102,6 +102,26 @@ def test_mutant_dropped_irq_check_fails_naming_the_wrong_path(scenario):
     assert _path(res, "late_shutdown_atomic_path", _RUNS["mutant-irq"][2])["taken"] == "normal"
 
 
+def test_mutant_claim_only_the_recorder_can_refute(scenario):
+    """A comment-only patch whose index.json claims __i2c_transfer() sleepable-proven: the
+    guest calls it under a spinlock and with IRQs off, takes the atomic branch there, and no
+    splat shows anything. Only the context recorder refutes the claim."""
+    p, res, out = scenario("mutant-claim", "run", "--series",
+                           os.path.join(SERIES, "mutant-claim-sleepable"))
+    _check_no_traceback(p)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert res["failed_stage"] == "context"
+    assert res["guest"]["splats"]["unexpected"] == []
+    assert res["guest"]["ktap"]["status"] == "success"
+    row = next(r for r in res["guest"]["functions"] if r["function"] == "__i2c_transfer")
+    assert row["claim"] == "sleepable-proven" and row["status"] == "violated"
+    c = row["contexts"]
+    assert c["sleepable"] > 0 and c["task_atomic"] > 0 and c["unknown"] == 0
+    assert c["preempt_off"] > 0, "the spinlock case raises the preempt count"
+    assert c["irqs_off"] > 0, "the late shutdown transfer runs with IRQs off"
+    assert "i2c_transfer+" in row["why"], row["why"]    # the first atomic caller, by name
+
+
 def test_seed_revert_changes_the_spinlock_path(scenario):
     _, real, real_out = scenario("none", "run", "--series", "none")
     p, bad, bad_out = scenario("seed-revert", "run", "--series", os.path.join(SERIES, "seed-revert"))

@@ -22,7 +22,7 @@ def test_fragment_names_everything_design_7_3_lists():
     for sym in DESIGN_7_3:
         assert frag.get(sym) == "y", sym
     assert frag["I2C_STUB"] == "m"          # module-only: depends on m
-    assert frag["KPROBE_EVENTS"] == "y"     # hit counts
+    assert frag["KPROBES"] == "y"           # the context recorder (modules/aj_ctx.c)
 
 
 def test_demo_fragment_turns_preempt_count_off():
@@ -144,12 +144,25 @@ def test_guest_script_plan_and_verdict():
     s = initramfs.guest_script(plan)
     assert "echo '1..4'" in s
     assert "functionality=0xf7f0000" in s and "chip_addr=0x50,0x51" in s
-    assert "p:aj/p1_stub_xfer i2c_stub:stub_xfer" in s
-    assert "kprobe_profile" in s
+    assert "insmod /lib/aj/aj_ctx.ko targets=p1_stub_xfer=i2c_stub:stub_xfer " in s
+    # the recorder loads before the patched modules (their init counts) and dumps at the end
+    assert s.index("aj_ctx.ko") < s.index("KTAP version 1") or \
+        s.index("aj_ctx.ko") < s.index("aj-i2c-stub-test")
+    assert s.rstrip().splitlines().index("hits") < s.rstrip().splitlines().index(
+        "echo $FAIL > /sys/module/aj_exit/parameters/code")
     assert "/sys/module/aj_exit/parameters/code" in s
     assert s.index("aj_exit.ko") < s.index("KTAP version 1")
     assert initramfs.guest_script(initramfs.GuestPlan(userspace=False, i2c_tools=False,
                                                       record=False)).count("1..1") == 1
+
+
+def test_device_workload_is_a_suite_of_its_own():
+    plan = initramfs.GuestPlan(userspace=False, i2c_tools=False, demo=False, record=False,
+                               devices=[("virtio-rng", ["cat /dev/hwrng | head -c 64 > /dev/null"])])
+    s = initramfs.guest_script(plan)
+    assert "echo '1..1'" in s
+    assert "echo 'ok 1 device_virtio-rng'; else echo 'not ok 1 device_virtio-rng'; fail; fi" in s
+    assert "set -e; cat /dev/hwrng | head -c 64 > /dev/null" in s
 
 
 def test_i2cdetect_expected_layout():

@@ -389,8 +389,11 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
                                      [f for fs in dropped.values() for f in fs], rebased))
         atomicio.write_text(os.path.join(stage, "manual-review.txt"), manual_review_text(doc, skipped))
         atomicio.write_text(os.path.join(stage, "series"), "".join(m["file"] + "\n" for m in meta))
-        fixes = {f["id"]: f.get("fix") for f in doc["findings"]}
-        index = {i: {"file": m["file"], "fix": fix_digest(fixes[i])}
+        by_id = {f["id"]: f for f in doc["findings"]}
+        # class, function and site: the claim that verify holds the recorded contexts against
+        index = {i: {"file": m["file"], "fix": fix_digest(by_id[i].get("fix")),
+                     "class": by_id[i].get("class"), "function": by_id[i].get("function"),
+                     "site": f"{by_id[i].get('file')}:{by_id[i].get('line')}"}
                  for m in meta for s in m["sites"] for i in s["ids"]}
         atomicio.write_text(os.path.join(stage, SERIES_INDEX),
                             atomicio.dumps_json({"tree": tree.name, "patches": index}))

@@ -1,0 +1,99 @@
+"""The context recorder's side in verify, offline: the parse of aj_ctx's dump, the claims of
+a series held against recorded contexts, and the device map's reasons."""
+import json
+
+import pytest
+
+from qemu_verify import claims, devices, parse
+
+DUMP = """\
+[    3.1] # aj-probe: p1_i2c_transfer i2c_transfer
+[    3.2] # aj-hits: p1_i2c_transfer 3
+[    3.2] # aj-ctx: p1_i2c_transfer hits=3 sleepable=3 task_atomic=0 softirq=0 hardirq=0 nmi=0 unknown=0 irqs_off=0 preempt_off=0 bh_off=0 rcu=0
+[    3.2] # aj-ctx-caller: p1_i2c_transfer sleepable i2cdev_ioctl_rdwr+0x5c/0x1a0
+[    5.0] # aj-hits: p1_i2c_transfer 9
+[    5.0] # aj-ctx: p1_i2c_transfer hits=9 sleepable=6 task_atomic=2 softirq=0 hardirq=1 nmi=0 unknown=0 irqs_off=3 preempt_off=2 bh_off=0 rcu=0
+[    5.0] # aj-ctx-caller: p1_i2c_transfer sleepable i2cdev_ioctl_rdwr+0x5c/0x1a0
+[    5.0] # aj-ctx-caller: p1_i2c_transfer task_atomic aj_record_spinlock+0x31/0x90 [aj_i2c_record]
+[    5.0] # aj-ctx-caller: p1_i2c_transfer hardirq aj_timer_fn+0x10/0x40
+[    5.1] # aj-ctx: p2_cut hits=4 sleepable=4 task_atom
+[    5.1] # aj-probe-failed: p3_gone gone_fn err=-2
+"""
+
+
+def test_the_last_whole_dump_counts_and_a_cut_line_is_not_read():
+    ctx = parse.contexts(DUMP)
+    assert set(ctx) == {"p1_i2c_transfer"}
+    rec = ctx["p1_i2c_transfer"]
+    assert (rec["hits"], rec["sleepable"], rec["task_atomic"], rec["hardirq"], rec["irqs_off"]) \
+        == (9, 6, 2, 1, 3)
+    assert rec["callers"]["task_atomic"] == "aj_record_spinlock+0x31/0x90 [aj_i2c_record]"
+    assert parse.hits(DUMP)["p1_i2c_transfer"] == 9
+    assert parse.failed_probes(DUMP) == ["p3_gone"]
+
+
+@pytest.mark.parametrize("cls,rec,status", [
+    ("sleepable-proven", {"hits": 5, "sleepable": 5}, "ok"),
+    ("sleepable-proven", {"hits": 5, "sleepable": 4, "task_atomic": 1,
+                          "callers": {"task_atomic": "f+0x1/0x2"}}, "violated"),
+    ("sleepable-proven", {"hits": 2, "sleepable": 1, "softirq": 1}, "violated"),
+    ("atomic-proven", {"hits": 3, "task_atomic": 2, "hardirq": 1}, "ok"),
+    ("atomic-proven", {"hits": 3, "task_atomic": 2, "sleepable": 1}, "proof-error"),
+    ("caller-gfp", {"hits": 3, "task_atomic": 2, "sleepable": 1}, "recorded"),
+    ("assertion", {"hits": 1, "hardirq": 1}, "recorded"),
+    ("sleepable-proven", {"hits": 2, "unknown": 2}, "recorded"),
+    ("sleepable-proven", {"hits": 0}, "not-executed"),
+    (None, None, "not-executed"),
+])
+def test_a_claim_against_the_recorded_contexts(cls, rec, status):
+    assert claims.check(cls, rec)[0] == status
+
+
+def test_a_violation_names_the_first_atomic_caller():
+    st, why = claims.check("sleepable-proven", {"hits": 2, "sleepable": 1, "task_atomic": 1,
+                                                "callers": {"task_atomic": "g+0x4/0x8"}})
+    assert st == "violated" and "g+0x4/0x8" in why and "1 time(s)" in why
+
+
+def test_claims_come_from_the_series_index(tmp_path):
+    (tmp_path / "index.json").write_text(json.dumps({"tree": "t", "patches": {
+        "a": {"file": "net/0001-x.patch", "fix": "0", "class": "sleepable-proven",
+              "function": "foo", "site": "drivers/x.c:10"},
+        "b": {"file": "net/0001-x.patch", "fix": "0", "class": "sleepable-proven",
+              "function": "foo", "site": "drivers/x.c:10"},
+        "c": {"file": "old-0001.patch", "fix": "0"}}}))
+    assert claims.load(str(tmp_path)) == {"net/0001-x.patch": [
+        {"class": "sleepable-proven", "function": "foo", "site": "drivers/x.c:10"}]}
+    assert claims.load(str(tmp_path / "nothing")) == {}
+
+
+def test_device_map_reasons():
+    dm = devices.load()
+    assert devices.driver_of(dm, "drivers/i2c/i2c-core-base.c").name == "i2c-stub"
+    assert devices.unreachable_reason(dm, "drivers/i2c/i2c-core-base.c", True, None) is None
+    assert "QEMU has no model" in devices.unreachable_reason(
+        dm, "drivers/scsi/qla2xxx/qla_os.c", True, None)
+    assert devices.unreachable_reason(dm, "drivers/mmc/host/au1xmmc.c", False,
+                                      "other architecture: not compile-tested on x86_64") == \
+        "not built into the x86_64 test kernel (other architecture: not compile-tested on x86_64)"
+    assert devices.unreachable_reason(dm, "drivers/misc/foo.c", True, None) == \
+        "no device in qemu-verify/devices.json drives drivers/misc/foo.c"
+    # a directory prefix matches files below it only, never a sibling with the same stem
+    assert devices.driver_of(dm, "drivers/i2c/i2c-core-base.c.orig") is None
+
+
+def test_every_device_entry_is_complete():
+    dm = devices.load()
+    for d in dm.devices:
+        assert d.paths and d.workload, d.name
+        assert all(not p.startswith("/") for p in d.paths)
+    for paths, reason in dm.no_model:
+        assert paths and reason
+
+
+def test_a_broken_device_map_is_one_clear_error(tmp_path):
+    bad = tmp_path / "devices.json"
+    bad.write_text("{")
+    with pytest.raises(Exception) as e:
+        devices.load(str(bad))
+    assert "restore qemu-verify/devices.json" in str(e.value.render())
