@@ -657,7 +657,7 @@ def _parse_into(res, console, prow, plan, o, stage, br, ctx_rows=()):
         if not guest_ok:
             why.append(br.describe())
         if not ctx_ok:
-            why.append("context: " + "; ".join(ctx_bad[:3]))
+            why.append(("context: " if why else "") + "; ".join(ctx_bad[:3]))
         wrong = [f"{k}: path={v['taken']} expected={v['expected']}"
                  for k, v in res["guest"]["paths"].items() if v["taken"] != v["expected"]]
         if wrong:

@@ -97,3 +97,17 @@ def test_a_broken_device_map_is_one_clear_error(tmp_path):
     with pytest.raises(Exception) as e:
         devices.load(str(bad))
     assert "restore qemu-verify/devices.json" in str(e.value.render())
+
+
+def test_a_real_recorder_console_parses():
+    """The console of a real boot (mutant-claim-sleepable): the C side's lines and this
+    parser agree on the format, the shutdown dump (after the late IRQs-off transfer) wins."""
+    import os
+    with open(os.path.join(os.path.dirname(__file__), "data", "console-recorder.log"),
+              errors="replace") as fh:
+        text = fh.read()
+    rec = parse.contexts(text)["p1___i2c_transfer"]
+    assert (rec["hits"], rec["sleepable"], rec["task_atomic"], rec["irqs_off"],
+            rec["preempt_off"], rec["unknown"]) == (4, 2, 2, 1, 1, 0)
+    assert rec["callers"]["task_atomic"].startswith("i2c_transfer+")
+    assert claims.check("sleepable-proven", rec)[0] == "violated"
