@@ -90,5 +90,6 @@ help:
 	@echo '  SERIES=         series directory for verify (or none)'
 	@echo '  KDIR=           out-of-tree module directory for verify'
 	@echo '  TIMEOUT=        QEMU timeout in seconds'
+	@echo '  COMPILE_ONLY=   1: verify stops after the compile stage (compile matrix, no boot)'
 	@echo '  CONSOLE=        saved console for verify-parse'
 	@echo '  PYTHON=         the Python to run (default /usr/bin/python3)'

@@ -21,7 +21,9 @@ from .verify import RunOptions, run_verify, tree_name
 def cmd_run(a) -> int:
     opt = RunOptions(ksrc=a.ksrc or DEFAULT_KSRC, series=a.series, jobs=a.jobs or default_jobs(),
                      output=a.output, timeout=a.timeout,
-                     kdir=os.path.abspath(a.kdir) if a.kdir else None)
+                     kdir=os.path.abspath(a.kdir) if a.kdir else None,
+                     compile_only=getattr(a, "compile_only", False),
+                     profile="compile" if getattr(a, "compile_only", False) else "verify")
     run_verify(opt)
     return 0
 
@@ -75,7 +77,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         p.add_argument("--series", default=None)
 
     for name in ("run", "config", "demo", "seed", "mutants", "all", "bench"):
-        common(sub.add_parser(name))
+        sp = sub.add_parser(name)
+        common(sp)
+        if name == "run":
+            sp.add_argument("--compile-only", action="store_true",
+                            help="stop after the compile stage (no test kernel, no boot)")
     pp = sub.add_parser("parse")
     pp.add_argument("file")
     a = ap.parse_args(argv)

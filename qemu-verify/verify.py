@@ -20,6 +20,7 @@ from . import compile as compilemod
 from . import config as configmod
 from . import devices as devmod
 from . import initramfs as initmod
+from . import matrix as matrixmod
 from . import parse as parsemod
 from . import probes as probemod
 from .common import CACHE, DEFAULT_KSRC, HERE, Log, VerifyError, default_jobs
@@ -107,6 +108,7 @@ class RunOptions:
     quiet: bool = False
     label: str = "verify"
     kdir: Optional[str] = None            # out-of-tree module directory: the series applies here
+    compile_only: bool = False            # stop after the compile stage (no kernel, no boot)
 
 
 def _default_series(tree: str) -> str:
@@ -244,6 +246,20 @@ def run_verify(opt: RunOptions) -> dict:
         o.working("apply")
         objs_all = sorted({o for u in units.values() for o in u.objects})
         baseline = _baseline(wt, build, objs_all, opt.jobs, blog, dotconfig)
+        # what the test kernel cannot build goes through the compile matrix (allmodconfig,
+        # cross compilers): built unpatched first, for the warning baseline
+        mx, mplan, mbase = None, {}, {}
+        for f in sorted(u.file for u in units.values() if not u.objects and u.file.endswith(".c")):
+            mx = mx or matrixmod.Matrix(wt.src, os.path.join(root, "matrix"), blog, opt.jobs)
+            try:
+                cfg, objs = mx.where(f)
+            except RuntimeError as exc:
+                cfg, objs = None, f"the compile matrix could not configure: {exc}"
+            if cfg:
+                mplan[f] = (cfg, objs)
+                mbase.update(mx.compile(cfg, objs))
+            else:
+                units[f] = dataclasses.replace(units[f], reason=f"{units[f].reason}; {objs}")
         n_new_warn = 0
         for p, row in zip(patches, [] if opt.kdir else prow):
             ok, msg = wt.apply(p)
@@ -265,7 +281,22 @@ def run_verify(opt: RunOptions) -> dict:
                 u = units.get(f)
                 ent = {"file": f, "objects": list(u.objects) if u else [],
                        "new_warnings": [], "reason": u.reason if u else "deleted"}
-                if u and u.objects:
+                via = mplan.get(f) or next(
+                    (mplan[c] for c in matrixmod.header_builders(wt.src, f, p.files)
+                     if c in mplan), None) if u and not u.objects else None
+                if via:
+                    ent["objects"], ent["config"], ent["reason"] = list(via[1]), via[0][0], None
+                    for obj, (good, err, warns) in sorted(mx.compile(*via).items()):
+                        if not good:
+                            ent["error"] = err
+                            states.append("error")
+                        nw = compilemod.new_warnings(mbase.get(obj, (0, 0, []))[2], warns)
+                        ent["new_warnings"] += [f"{obj}: {w}" for w in nw]
+                        n_new_warn += len(nw)
+                        if nw:
+                            states.append("new-warnings")
+                    states.append("ok")
+                elif u and u.objects:
                     r = buildmod.compile_objects(wt.src, build, u.objects, opt.jobs, blog)
                     for obj, rr in r.items():
                         if not rr["ok"]:
@@ -295,8 +326,11 @@ def run_verify(opt: RunOptions) -> dict:
             nct = sorted({e["file"] + ": " + (e["reason"] or "") for r in prow
                           for e in r["compile"] if not e["objects"]})
             ok = n_new_warn == 0
+            via = sorted({e["config"] for r in prow for e in r["compile"] if e.get("config")})
             stage("compile", ok,
-                  f"{len(objs_all)} object(s) built per patch with W=1, "
+                  f"{len(objs_all) + sum(len(v[1]) for v in mplan.values())} object(s) built "
+                  f"per patch with W=1"
+                  + (f" (compile matrix: {', '.join(via)})" if via else "") + ", "
                   f"{n_new_warn} new warning(s)"
                   + (f"; not compile-tested: {'; '.join(nct)}" if nct else ""))
             if not ok:
@@ -305,6 +339,14 @@ def run_verify(opt: RunOptions) -> dict:
                                   [w for r in prow for e in r["compile"]
                                    for w in e["new_warnings"]][:10])
 
+        if opt.compile_only:
+            for row in prow:
+                row["verdict"] = "compile-tested-only" if row["compiled"] == "ok" else \
+                    "untested" if row["compiled"] in ("not-compile-tested", "n/a") else "fail"
+            res["verdict"] = "pass"
+            _finish(res, prow, o, staging, out_dir, timings, t_all)
+            lockf.close()
+            return res
         # ---------------------------------------------------------------- build
         t0 = time.monotonic()
         o.working("build")

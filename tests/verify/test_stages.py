@@ -151,6 +151,11 @@ def test_guest_script_plan_and_verdict():
     assert s.rstrip().splitlines().index("hits") < s.rstrip().splitlines().index(
         "echo $FAIL > /sys/module/aj_exit/parameters/code")
     assert "/sys/module/aj_exit/parameters/code" in s
+    # kernel output never lands inside a queued user line: the tty drains first
+    assert 'insmod() { aj-drain; /bin/busybox insmod "$@"; }' in s
+    lines = s.splitlines()
+    assert lines[lines.index("reboot -f") - 1] == "aj-drain"
+    assert "hits() { aj-drain;" in s
     assert s.index("aj_exit.ko") < s.index("KTAP version 1")
     assert initramfs.guest_script(initramfs.GuestPlan(userspace=False, i2c_tools=False,
                                                       record=False)).count("1..1") == 1
