@@ -8,7 +8,7 @@ import re
 import shutil
 from typing import Dict, List, Sequence
 
-from .common import ARCH, HERE, Log, VerifyError, make_argv, run
+from .common import ARCH, HERE, Log, VerifyError, cc_args, make_argv, run
 
 _ERR = re.compile(r"^(\S+:\d+:(\d+:)? (fatal )?error: .*|.*: undefined reference to .*|"
                   r"ERROR: modpost: .*|make\[\d+\]: \*\*\* No rule to make target .*)$")
@@ -69,7 +69,8 @@ def build_test_modules(build: str, dest: str, jobs: int, log: Log) -> Dict[str, 
             s, d = os.path.join(src, name), os.path.join(dest, name)
             if not os.path.exists(d) or open(s, "rb").read() != open(d, "rb").read():
                 shutil.copyfile(s, d)
-    p = run(["make", "-C", build, f"ARCH={ARCH}", f"M={dest}", f"-j{jobs}", "modules"], log)
+    p = run(["make", "-C", build, f"ARCH={ARCH}", f"M={dest}", f"-j{jobs}", *cc_args(), "modules"],
+            log)
     if p.returncode != 0:
         raise VerifyError("build", "test modules failed to build: " + first_error(p.stdout),
                           [f"full log: {log.path}"])
@@ -105,7 +106,7 @@ def compile_objects(work: str, build: str, objs: Sequence[str], jobs: int, log: 
 
 def build_module_dir(build: str, mdir: str, jobs: int, log: Log, w1: bool = True) -> dict:
     """make -C <O dir> M=<mdir> W=1 modules: {"ok", "error", "output", "kos": {name: path}}."""
-    p = run(["make", "-C", build, f"ARCH={ARCH}", f"M={mdir}", f"-j{jobs}",
+    p = run(["make", "-C", build, f"ARCH={ARCH}", f"M={mdir}", f"-j{jobs}", *cc_args(),
              *(["W=1"] if w1 else []), "modules"], log)
     kos = {}
     for dirpath, _, files in os.walk(mdir):

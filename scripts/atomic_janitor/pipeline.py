@@ -9,7 +9,7 @@ import tempfile
 import time
 
 from . import baseline as baselinemod
-from . import cache, family, lastscan, macrofile, prefilter, tree as treemod
+from . import cache, family, lastscan, macrofile, prefilter, resultcache, tree as treemod
 from .analysis import classify as classifymod
 from .atomicio import replace_dir, staging_dir, write_json
 from .errors import IncompleteScan, JanitorError
@@ -116,21 +116,37 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     jobs = jobs or os.cpu_count() or 1
     t0 = time.monotonic()
     store = cache.Store(tree, enabled=use_cache)
-    store.macro_file = macrofile.build(tree, store.dir if use_cache else tempfile.mkdtemp(prefix="aj-macros-"))
-    fps = cache.Fingerprints(store, tree.root)
-    pre = prefilter.Prefilter(store, tree.root)
-    det = detect.detect(tree, scope, predicates, pre, fps, store, jobs)
-    pre.save()
-    fps.save()
+    rkey = resultcache.key(tree, predicates, scope, classify) if use_cache else None
+    hit = resultcache.load(store, predicates, scope, classify, rkey) if use_cache else None
+    if hit:
+        doc, analysed, spatch_runs = hit["doc"], hit["analysed_files"], 0
+        classifymod.LAST_TIMING.clear()
+        classifymod.LAST_TIMING.update(hit["timing"])
+        log("  classify: reused: the tree, the tool and the options are those of the last scan "
+            "(any change runs the analysis again)")
+    else:
+        store.macro_file = macrofile.build(tree, store.dir if use_cache else tempfile.mkdtemp(prefix="aj-macros-"))
+        fps = cache.Fingerprints(store, tree.root)
+        pre = prefilter.Prefilter(store, tree.root)
+        det = detect.detect(tree, scope, predicates, pre, fps, store, jobs)
+        pre.save()
+        fps.save()
+        analysed, spatch_runs = list(det.analysed_files), det.spatch_runs
 
-    doc = records.build(tree, det, predicates, scope, det.read_lines)
-    t_detect = time.monotonic() - t0
-    if classify:
-        classifymod.run(tree, doc, scope, store, fps, pre, jobs)
-        classifymod.LAST_TIMING["detect_seconds"] = t_detect
-        tm = classifymod.LAST_TIMING
-        log(f"  classify: {tm['classify_seconds']:.1f}s, {tm['nodes']} functions, {tm['files']} files "
-            f"({tm['spatch_runs']} by spatch); detect {t_detect:.1f}s")
+        doc = records.build(tree, det, predicates, scope, det.read_lines)
+        t_detect = time.monotonic() - t0
+        if classify:
+            classifymod.run(tree, doc, scope, store, fps, pre, jobs)
+            classifymod.LAST_TIMING["detect_seconds"] = t_detect
+            tm = classifymod.LAST_TIMING
+            log(f"  classify: {tm['classify_seconds']:.1f}s, {tm['nodes']} functions, {tm['files']} files "
+                f"({tm['spatch_runs']} by spatch); detect {t_detect:.1f}s")
+        # the reports see the same document, key order included, whether it was just made or
+        # reused: both go through the same JSON round trip
+        doc = json.loads(json.dumps(doc, sort_keys=True))
+        if use_cache:
+            resultcache.save(store, predicates, scope, classify, rkey, doc, analysed, spatch_runs,
+                             dict(classifymod.LAST_TIMING))
     final = output_dir(out_root, tree)
     # The scan this one replaces is the default baseline, and is kept beside the new one.
     prev = baseline_path or baselinemod.previous(final)
@@ -152,7 +168,7 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     n = len(doc["findings"])
     log(f"atomic-janitor: {tree.name}{' ' + tree.version if tree.version else ''}: "
         f"{n} finding{'s' if n != 1 else ''} ({', '.join(predicates)}; scope {' '.join(scope)}), "
-        f"{len(det.analysed_files)} files analysed, {det.spatch_runs} by spatch, {elapsed:.1f}s")
+        f"{len(analysed)} files analysed, {spatch_runs} by spatch, {elapsed:.1f}s")
     by_form = {}
     for r in doc["findings"]:
         by_form[r["form"]] = by_form.get(r["form"], 0) + 1

@@ -104,11 +104,20 @@ def test_jobs_do_not_change_classes(root):
 
 
 def test_cold_and_warm_cache_agree(root):
+    """Cold; warm per-file caches with the whole result invalidated (a file's mtime changed,
+    its content not); and the whole result reused: the same classes all three times."""
     cache = os.path.join(root, "shared.cache")
-    cold = scan(root, "cold", predicates="all", cache=cache, no_cache=False)
-    warm = scan(root, "warm", predicates="all", cache=cache, no_cache=False)
+    tree = os.path.join(root, "tree-copy")
+    if not os.path.isdir(tree):
+        shutil.copytree(TREE, tree)
+    cold = scan(root, "cold", tree=tree, predicates="all", cache=cache, no_cache=False)
+    some = next(os.path.join(d, f) for d, _ds, fs in sorted(os.walk(tree)) for f in sorted(fs)
+                if f.endswith(".c"))
+    os.utime(some, ns=(1, 1))
+    warm_files = scan(root, "warm-files", tree=tree, predicates="all", cache=cache, no_cache=False)
+    warm_result = scan(root, "warm-result", tree=tree, predicates="all", cache=cache, no_cache=False)
     assert os.path.isdir(cache)
-    assert cold == warm == scan(root, "all", predicates="all")
+    assert cold == warm_files == warm_result == scan(root, "all", predicates="all")
 
 
 @pytest.fixture(scope="module")

@@ -48,3 +48,36 @@ def test_new_use_in_a_new_file_is_found_on_rescan(tmp_path, isolated_cache):
     assert ran == 1
     assert len(second["findings"]) == len(first["findings"]) + 1
     assert any(r["function"] == "fake_late" and r["form"] == "sleep-guard" for r in second["findings"])
+
+
+def _scan_log(tree, out):
+    lines = []
+    doc = scanrun.scan(str(tree), None, None, 2, None, str(out), log=lines.append)
+    return doc, "\n".join(lines)
+
+
+def test_an_unchanged_tree_reuses_the_whole_result_and_any_change_does_not(tmp_path, isolated_cache):
+    """The result cache: same tree, tool and options give the stored result, byte for byte
+    the same reports; a file touched anywhere in the tree (not only a scanned one) or other
+    options run the analysis again."""
+    tree = tmp_path / "kernel-tree"
+    shutil.copytree(os.path.join(FIXTURES, "scan", "kernel-tree"), tree)
+    cold, log1 = _scan_log(tree, tmp_path / "o1")
+    assert "classify: reused" not in log1
+    warm, log2 = _scan_log(tree, tmp_path / "o2")
+    assert "classify: reused" in log2
+    assert warm["findings"] == cold["findings"]
+    for name in ("findings.json", "summary.txt"):
+        a = (tmp_path / "o1" / "kernel-tree" / name).read_bytes()
+        b = (tmp_path / "o2" / "kernel-tree" / name).read_bytes()
+        assert a == b, name
+    # an unrelated file outside every scope still counts: the analysis may read any file
+    (tree / "Documentation").mkdir(exist_ok=True)
+    (tree / "Documentation" / "new.rst").write_text("x\n")
+    _d, log3 = _scan_log(tree, tmp_path / "o3")
+    assert "classify: reused" not in log3
+    _d, log4 = _scan_log(tree, tmp_path / "o4")
+    assert "classify: reused" in log4
+    lines = []
+    scanrun.scan(str(tree), None, "all", 2, None, str(tmp_path / "o5"), log=lines.append)
+    assert "classify: reused" not in "\n".join(lines)
