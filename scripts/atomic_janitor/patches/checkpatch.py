@@ -1,10 +1,11 @@
-"""Run the tree's scripts/checkpatch.pl on every patch with b4's flags and tally the result."""
+"""Run the tree's scripts/checkpatch.pl --strict on every patch and tally the result."""
 
 import os
 import re
 import subprocess
 
-FLAGS = ["-q", "--terse", "--no-summary", "--mailback", "--showfile"]
+# b4's flags plus --strict: what a maintainer who runs checkpatch --strict sees
+FLAGS = ["--strict", "-q", "--terse", "--no-summary", "--mailback", "--showfile"]
 SIGNOFF_MISSING = "Missing Signed-off-by: line(s)"
 
 
