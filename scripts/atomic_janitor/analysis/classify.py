@@ -102,6 +102,10 @@ def classify_one(g, rec, scope_all):
             # it instead of patching it.
             return _base(rec, "assertion", "high", NO_SWAP + "the kernel already guarantees it: "
                          + "; ".join(dict.fromkeys(e["fact"] for e in given)), given + [site_ev])
+        once = _init_or_teardown_only(g, rec)
+        if once:
+            return _base(rec, "assertion", "high", NO_SWAP + "it runs only at init or teardown: "
+                         + "; ".join(e["fact"] for e in once), once + [site_ev])
         return _base(rec, "assertion", "medium", None, [site_ev],
                      {"strategy": "assert-replace", "params": {"file": rec["file"], "function": rec["function"],
                                                                "line": rec["line"], "with": same}})
@@ -325,6 +329,49 @@ def _guaranteed(g, rec, same):
         out.append({"file": f, "line": line, "function": rec["function"], "kind": "registration",
                     "context": E.ATOMIC, "fact": f"{rec['function']}(): {fact}; {why}"})
     return out
+
+
+_SECTION = re.compile(r"\b(__init|__exit)\b")
+
+
+def _section(g, key):
+    """'__init' or '__exit' when the function's definition head carries it (the text from
+    the end of the previous declaration to the name settles it), else None."""
+    n = g.nodes.get(key)
+    ff = g.facts.get(key[0])
+    if n is None or ff is None or not n.line or n.macro:
+        return None
+    head = "".join(ff.lines[max(0, n.line - 4):n.line])
+    cut = max(head.rfind(";"), head.rfind("}"), head.rfind("*/"))
+    head = head[cut + 1:]
+    if not re.search(r"\b%s\s*\(" % re.escape(n.name), head):
+        return None
+    m = _SECTION.search(head)
+    return m.group(1) if m else None
+
+
+def _init_or_teardown_only(g, rec):
+    """Evidence that the asserting function runs only at init or teardown: it is __init or
+    __exit itself, or every call of it, all seen (expanded, not exported, never stored as a
+    pointer), is made directly by __init or __exit functions. None otherwise."""
+    key = (rec["file"], rec["function"])
+    own = _section(g, key)
+    if own:
+        return [{"file": rec["file"], "line": rec["line"], "function": rec["function"],
+                 "kind": "section", "fact": f"{rec['function']}() is {own}"}]
+    n = g.nodes.get(key)
+    edges = g.in_edges.get(key, [])
+    if n is None or not n.expanded or n.exported or n.entries or not edges or \
+            E.UNKNOWN in g.ctx.get(key, ()):
+        return None
+    out = []
+    for e in edges:
+        sec = None if e.via or e.caller.macro else _section(g, e.caller.key)
+        if not sec:
+            return None
+        out.append({"file": e.file, "line": e.line, "function": e.caller.name, "kind": "section",
+                    "fact": f"called from {e.caller.name}() ({sec}, {e.file}:{e.line})"})
+    return sorted(out, key=lambda x: (x["file"], x["line"]))
 
 
 def _not_threaded(g, rel, line):
