@@ -32,7 +32,8 @@ def load(series: str) -> Dict[str, List[dict]]:
     out: Dict[str, List[dict]] = {}
     for e in entries:
         if isinstance(e, dict) and e.get("file") and e.get("class") and e.get("function"):
-            c = {"class": e["class"], "function": e["function"], "site": e.get("site")}
+            c = {"class": e["class"], "function": e["function"], "site": e.get("site"),
+                 "live_bug": e.get("live_bug"), "region": bool(e.get("region"))}
             if c not in out.setdefault(e["file"], []):
                 out[e["file"]].append(c)
     for v in out.values():
@@ -52,11 +53,14 @@ def describe(rec: Optional[dict]) -> str:
     return f"{rec['hits']} hit(s): " + ", ".join(parts) + (f" ({', '.join(flags)})" if flags else "")
 
 
-def check(cls: Optional[str], rec: Optional[dict]) -> (str, str):
+def check(cls: Optional[str], rec: Optional[dict], region: bool = False) -> (str, str):
     """(status, why) for one function: status is ok, violated, proof-error, recorded (no
-    per-hit claim) or not-executed."""
+    per-hit claim) or not-executed. region: the proof rests on a lock or IRQs-off region
+    inside the function, so its entry (what the probe sees) is not the site's context."""
     if not rec or not rec.get("hits"):
         return "not-executed", ""
+    if region and cls == "atomic-proven":
+        return "recorded", "the atomic region is inside the function, past the probed entry"
     atomic = sum(rec.get(k, 0) for k in ATOMIC_KINDS)
     callers = rec.get("callers", {})
     if cls == "sleepable-proven" and atomic:

@@ -440,6 +440,13 @@ def run_verify(opt: RunOptions) -> dict:
         claims = claimsmod.load(series) if series != "none" else {}
         _parse_into(res, br.console, prow, plan, o, stage, br,
                     _context_rows(patches, prow, targets, claims, series, dmap))
+        # ---------------------------------------------------------------- live-bug
+        live = [(p, c) for p in patches for c in claims.get(
+            os.path.relpath(p.path, series) if os.path.isdir(series) else p.name, [])
+            if c.get("live_bug")]
+        if live and not opt.kdir:
+            _reproduce_live_bugs(live, patches, res, wt, build, root, plan, modules, progs,
+                                 accel, staging, opt, log, blog, o, stage)
     except VerifyError as e:
         o.stop()
         res["failed_stage"] = res["failed_stage"] or e.stage
@@ -454,6 +461,81 @@ def run_verify(opt: RunOptions) -> dict:
     _finish(res, prow, o, staging, out_dir, timings, t_all)
     lockf.close()
     return res
+
+
+LIVE_BUG_SPLATS = ("sleeping-in-atomic", "scheduling-while-atomic")
+
+
+def live_bug_shown(when: str, function: str, console: str, ctx: Dict[str, dict],
+                   events: Sequence[str]) -> (bool, str):
+    """Whether a boot of the series without the fix shows the live bug. 'always': a
+    sleeping-in-atomic splat outside every declared region, with the function in its call
+    trace. '!PREEMPT_COUNT': the test kernel has a preempt count, so the guess is right
+    there; what the bug rests on is that the function runs with the preempt count raised (a
+    held lock), which in_atomic() cannot see on a kernel without PREEMPT_COUNT."""
+    if when == "always":
+        lines = console.splitlines()
+        for sp in parsemod.scan_splats(console).unexpected:
+            if sp.kind in LIVE_BUG_SPLATS:
+                trace = "\n".join(lines[sp.line_no - 1:sp.line_no + 40])
+                if re.search(r"\b%s\b" % re.escape(function), trace):
+                    return True, f"{sp.kind}: {sp.text} (console line {sp.line_no}, " \
+                                 f"{function}() in its trace)"
+        return False, f"no sleeping-in-atomic splat with {function}() in its trace"
+    recs = [ctx[e] for e in events if e in ctx]
+    held = sum(r.get("preempt_off", 0) for r in recs)
+    if held:
+        return True, (f"{function}() ran {held} time(s) with the preempt count raised (a held "
+                      "lock): in_atomic() sees it only with PREEMPT_COUNT")
+    return False, f"{function}() never ran with the preempt count raised"
+
+
+def _reproduce_live_bugs(live, patches, res, wt, build, root, plan, modules, progs, accel,
+                         staging, opt, log, blog, o, stage):
+    """Stage live-bug: for each live-bug fix whose function the guest reaches, boot the
+    series up to the patch before the fix and see the bug there; the patched run has
+    already shown that it is gone (no splat)."""
+    t0 = time.monotonic()
+    rows = {(r["patch"], r["function"]): r for r in res["guest"].get("functions", [])}
+    out, failed = [], []
+    for p, c in live:
+        r = rows.get((p.index, c["function"]))
+        ent = {"patch": p.index, "function": c["function"], "when": c["live_bug"]}
+        if r is None or r["status"] in ("not-reachable", "not-probeable"):
+            ent.update(status="not-reachable", why=(r or {}).get("why") or "not probed")
+            out.append(ent)
+            o.info(f"            live bug in {c['function']}(): not reachable in QEMU; {ent['why']}")
+            continue
+        wt.prepare()
+        for q in patches[:p.index - 1]:
+            ok, msg = wt.apply(q)
+            if not ok:
+                raise VerifyError("live-bug", f"patch {q.index} does not apply on its own", [msg])
+        buildmod.build_kernel(wt.src, build, opt.jobs, blog)
+        initrd = initmod.build_initramfs(os.path.join(root, f"initramfs-{opt.profile}-livebug.cpio"),
+                                         plan, modules, progs)
+        console_path = os.path.join(staging, f"console-without-{p.index}.log")
+        br = bootmod.boot(buildmod.bzimage(build), initrd, console_path, opt.timeout, log, accel)
+        shown, why = live_bug_shown(c["live_bug"], c["function"], br.console,
+                                    parsemod.contexts(br.console), r["events"])
+        ent.update(status="reproduced" if shown else "not-reproduced", why=why,
+                   console=os.path.basename(console_path))
+        out.append(ent)
+        o.info(f"            live bug in {c['function']}() ({c['live_bug']}): "
+               f"{'reproduced without patch ' + str(p.index) if shown else 'NOT reproduced'}: {why}")
+        if not shown:
+            failed.append(f"{c['function']}(): {why}")
+    res["guest"]["live_bugs"] = out
+    n_rep = sum(1 for e in out if e["status"] == "reproduced")
+    stage("live-bug", not failed, f"{len(out)} live-bug fix(es): {n_rep} reproduced without the "
+                                  f"fix and gone with it, "
+                                  f"{sum(1 for e in out if e['status'] == 'not-reachable')} not "
+                                  f"reachable in QEMU, {len(failed)} not reproduced", t0)
+    if failed:
+        res["verdict"] = "fail"
+        raise VerifyError("live-bug", "a live bug that the series claims to fix does not show "
+                          "without the fix", ["the proof's path may be wrong: read the "
+                                              "console-without-N.log beside the report"], failed)
 
 
 def _kdir_flow(opt, wt, build, root, patches, prow, stage, log, blog, out_dir):
@@ -576,6 +658,7 @@ def _context_rows(patches, prow, targets, claims, series, dmap):
             c = by_fn.get(fn)
             rows.append({"patch": idx, "function": fn, "file": t["file"], "events": t["events"],
                          "claim": c["class"] if c else None, "site": c["site"] if c else None,
+                         "region": bool(c and c.get("region")),
                          "inlined": t["inlined"],
                          "unreachable": devmod.unreachable_reason(dmap, t["file"], t["built"],
                                                                   t["build_reason"]),
@@ -599,7 +682,7 @@ def _check_contexts(rows, ctx, o, stage):
                 for k, v in x.get("callers", {}).items():
                     rec["callers"].setdefault(k, v)
         r["contexts"] = rec
-        status, why = claimsmod.check(r["claim"], rec)
+        status, why = claimsmod.check(r["claim"], rec, r["region"])
         if status == "not-executed":
             if r["inlined"]:
                 status, why = "not-probeable", "inlined into its callers: no symbol to probe"

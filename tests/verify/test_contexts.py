@@ -49,6 +49,12 @@ def test_a_claim_against_the_recorded_contexts(cls, rec, status):
     assert claims.check(cls, rec)[0] == status
 
 
+def test_an_atomic_region_inside_the_function_is_not_held_against_its_entry():
+    rec = {"hits": 3, "sleepable": 3}
+    assert claims.check("atomic-proven", rec)[0] == "proof-error"
+    assert claims.check("atomic-proven", rec, region=True)[0] == "recorded"
+
+
 def test_a_violation_names_the_first_atomic_caller():
     st, why = claims.check("sleepable-proven", {"hits": 2, "sleepable": 1, "task_atomic": 1,
                                                 "callers": {"task_atomic": "g+0x4/0x8"}})
@@ -63,7 +69,8 @@ def test_claims_come_from_the_series_index(tmp_path):
               "function": "foo", "site": "drivers/x.c:10"},
         "c": {"file": "old-0001.patch", "fix": "0"}}}))
     assert claims.load(str(tmp_path)) == {"net/0001-x.patch": [
-        {"class": "sleepable-proven", "function": "foo", "site": "drivers/x.c:10"}]}
+        {"class": "sleepable-proven", "function": "foo", "site": "drivers/x.c:10",
+         "live_bug": None, "region": False}]}
     assert claims.load(str(tmp_path / "nothing")) == {}
 
 
@@ -111,3 +118,25 @@ def test_a_real_recorder_console_parses():
             rec["preempt_off"], rec["unknown"]) == (4, 2, 2, 1, 1, 0)
     assert rec["callers"]["task_atomic"].startswith("i2c_transfer+")
     assert claims.check("sleepable-proven", rec)[0] == "violated"
+
+
+def test_when_a_boot_without_the_fix_shows_the_live_bug():
+    from qemu_verify import verify
+    console = """[    3.0] ok 1 something
+[    3.1] BUG: sleeping function called from invalid context at kernel/time/timer.c:2105
+[    3.1] Call Trace:
+[    3.1]  <TASK>
+[    3.1]  msleep+0x2a/0x40
+[    3.1]  stub_xfer+0x6e/0x3b0 [i2c_stub]
+[    3.1]  __i2c_smbus_xfer+0x14b/0x5a0
+"""
+    shown, why = verify.live_bug_shown("always", "stub_xfer", console, {}, [])
+    assert shown and "stub_xfer() in its trace" in why
+    assert not verify.live_bug_shown("always", "other_fn", console, {}, [])[0]
+    # inside a region that the guest declared, the splat was expected: not this bug
+    declared = console.replace("[    3.1] BUG", "[    3.1]     # aj-expect-splat: sleeping-in-atomic\n"
+                               "[    3.1] BUG", 1) + "[    3.2]     # aj-expect-splat-end\n"
+    assert not verify.live_bug_shown("always", "stub_xfer", declared, {}, [])[0]
+    ctx = {"p2_f": {"hits": 3, "preempt_off": 2}}
+    assert verify.live_bug_shown("!PREEMPT_COUNT", "f", "", ctx, ["p2_f"])[0]
+    assert not verify.live_bug_shown("!PREEMPT_COUNT", "f", "", {"p2_f": {"hits": 3}}, ["p2_f"])[0]

@@ -122,6 +122,22 @@ def test_mutant_claim_only_the_recorder_can_refute(scenario):
     assert "i2c_transfer+" in row["why"], row["why"]    # the first atomic caller, by name
 
 
+def test_live_bug_fix_is_reproduced_without_the_fix(scenario):
+    """Patch 1 plants a live bug (in_interrupt() under a spinlock picks msleep()), patch 2
+    fixes it and index.json says so: the patched kernel runs clean, and the live-bug stage
+    boots the series without patch 2 and sees the splat with stub_xfer() in its trace."""
+    p, res, out = scenario("live-bug", "run", "--series", os.path.join(SERIES, "live-bug-fix"))
+    _check_no_traceback(p)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert res["guest"]["splats"]["unexpected"] == []
+    (lb,) = res["guest"]["live_bugs"]
+    assert (lb["function"], lb["when"], lb["status"]) == ("stub_xfer", "always", "reproduced")
+    assert "stub_xfer() in its trace" in lb["why"]
+    assert os.path.exists(os.path.join(out, lb["console"]))
+    row = next(r for r in res["guest"]["functions"] if r["function"] == "stub_xfer")
+    assert row["status"] == "recorded" and row["contexts"]["sleepable"] > 0
+
+
 def test_seed_revert_changes_the_spinlock_path(scenario):
     _, real, real_out = scenario("none", "run", "--series", "none")
     p, bad, bad_out = scenario("seed-revert", "run", "--series", os.path.join(SERIES, "seed-revert"))

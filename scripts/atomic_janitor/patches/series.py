@@ -393,7 +393,12 @@ def _emit(tree, doc, ws, results, skipped, out_root, author, signoff, verify, up
         # class, function and site: the claim that verify holds the recorded contexts against
         index = {i: {"file": m["file"], "fix": fix_digest(by_id[i].get("fix")),
                      "class": by_id[i].get("class"), "function": by_id[i].get("function"),
-                     "site": f"{by_id[i].get('file')}:{by_id[i].get('line')}"}
+                     "site": f"{by_id[i].get('file')}:{by_id[i].get('line')}",
+                     "live_bug": (by_id[i].get("live_bug") or {}).get("when"),
+                     # the site's own function takes the lock (or turns IRQs off): the
+                     # context at its entry is not the site's
+                     "region": any(e.get("kind") == "region"
+                                   for e in by_id[i].get("evidence") or [])}
                  for m in meta for s in m["sites"] for i in s["ids"]}
         atomicio.write_text(os.path.join(stage, SERIES_INDEX),
                             atomicio.dumps_json({"tree": tree.name, "patches": index}))
