@@ -108,7 +108,8 @@ def patches(argv):
 
 
 def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_going=False,
-         use_cache=True, log=print, classify=True, baseline_path=None, series_root=None):
+         use_cache=True, log=print, classify=True, baseline_path=None, series_root=None,
+         reuse_result=True):
     predicates = parse_predicates(predicates_spec)
     formats = parse_formats(formats_spec)
     tree = treemod.resolve(ksrc)
@@ -117,7 +118,7 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
     t0 = time.monotonic()
     store = cache.Store(tree, enabled=use_cache)
     rkey = resultcache.key(tree, predicates, scope, classify) if use_cache else None
-    hit = resultcache.load(store, predicates, scope, classify, rkey) if use_cache else None
+    hit = resultcache.load(store, predicates, scope, classify, rkey) if use_cache and reuse_result else None
     if hit:
         doc, analysed, spatch_runs = hit["doc"], hit["analysed_files"], 0
         classifymod.LAST_TIMING.clear()
