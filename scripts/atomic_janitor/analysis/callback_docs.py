@@ -82,6 +82,15 @@ class CallbackDocs:
     def __init__(self, root, pre):
         self.root = root
         self.pre = pre
+        self._found = {}        # (stype, field, dirs) -> lookup's answer: asked once a callback
+        self._defines = {}      # header -> the struct tags it defines
+
+    def _read(self, hdr):
+        try:
+            with open(os.path.join(self.root, hdr), encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except OSError:
+            return None
 
     def prefetch(self, stypes):
         self.pre.files_with(sorted(s for s in stypes if s and not s.startswith("?")))
@@ -97,12 +106,20 @@ class CallbackDocs:
         an out-of-tree module directory has only itself)."""
         if not stype or stype.startswith("?"):
             return None
+        key = (stype, field, tuple(dirs))
+        if key not in self._found:
+            self._found[key] = self._lookup(stype, field, dirs)
+        return self._found[key]
+
+    def _lookup(self, stype, field, dirs):
         for hdr in self._headers_defining(stype, dirs):
-            try:
-                with open(os.path.join(self.root, hdr), encoding="utf-8", errors="replace") as fh:
-                    text = fh.read()
-            except OSError:
+            if hdr in self._defines and stype not in self._defines[hdr]:
                 continue
+            text = self._read(hdr)
+            if text is None:
+                continue
+            if hdr not in self._defines:
+                self._defines[hdr] = frozenset(re.findall(r"\bstruct\s+(\w+)\s*\{", text))
             for m in re.finditer(r"\bstruct\s+%s\s*\{" % re.escape(stype), text):
                 body = text[m.end() - 1:ctext.matching(text, m.end() - 1) + 1]
                 if not re.search(r"\(\s*\*\s*%s\s*\)\s*\(" % re.escape(field), body):

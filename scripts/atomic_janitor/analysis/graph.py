@@ -134,6 +134,8 @@ class Graph:
         self._include_lines = {}
         self._member_files = {}
         self._typedefs = {}
+        self._structs_in = {}
+        self._typedefs_in = {}
         self._too_large = set()
 
     # ------------------------------------------------------------ facts

@@ -73,14 +73,13 @@ def struct_defs(g, stype):
     struct name such as `device` is in thousands of files), headers under include/ and
     arch/ first: one definition there makes it a core type, and the search stops."""
     if stype not in g._struct_defs:
-        pat = re.compile(r"\bstruct\s+%s\s*\{" % re.escape(stype))
         files = sorted((f for f in g.pre.files_with([stype]) if f.endswith((".c", ".h"))),
                        key=lambda f: (not f.startswith(("include/", "arch/")), f))
         found = []
         for rel in files:
             if found and found[0].startswith(("include/", "arch/")) and not rel.startswith(("include/", "arch/")):
                 break
-            if pat.search(_raw(g, rel)):
+            if stype in _structs_defined(g, rel):
                 found.append(rel)
         g._struct_defs[stype] = sorted(found)
     return g._struct_defs[stype]
@@ -94,11 +93,9 @@ def typedef_tag(g, word):
         files = sorted((f for f in g.pre.files_with([word]) if f.endswith((".c", ".h"))),
                        key=lambda f: (not f.endswith(".h"), f))
         for rel in files[:200]:
-            raw = _raw(g, rel)
-            if "typedef" in raw:
-                tag = M.typedefs(ctext.blank(raw)).get(word)
-                if tag:
-                    tags.add(tag)
+            tag = _typedefs_in(g, rel).get(word)
+            if tag:
+                tags.add(tag)
         g._typedefs[word] = tags.pop() if len(tags) == 1 else None
     return g._typedefs[word]
 
@@ -232,14 +229,39 @@ def _reaches(includer, path, header, kind):
     return root == "" or includer.startswith(root + "/")
 
 
-_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]*/)?([^>"/]+)[>"]', re.M)
+# The directive is found first and its line checked after: a pattern anchored at every line
+# start (`^\s*#`) made sre try each offset of the file, and thousands of files are read here.
+_INCLUDE = re.compile(r'#\s*include\s*[<"]([^>"]*/)?([^>"/]+)[>"]')
 
 
 def _includes(g, rel):
     """[(path prefix, file name)] of rel's #include lines, read once per graph."""
     if rel not in g._include_lines:
-        g._include_lines[rel] = [(m.group(1) or "", m.group(2)) for m in _INCLUDE.finditer(_raw(g, rel))]
+        raw = _raw(g, rel)
+        g._include_lines[rel] = [(m.group(1) or "", m.group(2)) for m in _INCLUDE.finditer(raw)
+                                 if not raw[raw.rfind("\n", 0, m.start()) + 1:m.start()].strip()]
     return g._include_lines[rel]
+
+
+_STRUCT_DEF = re.compile(r"\bstruct\s+(\w+)\s*\{")
+
+
+def _structs_defined(g, rel):
+    """The struct tags that rel defines (`struct tag {`), read once per graph: the same
+    large headers are asked about many struct types."""
+    got = g._structs_in.get(rel)
+    if got is None:
+        got = g._structs_in[rel] = frozenset(_STRUCT_DEF.findall(_raw(g, rel)))
+    return got
+
+
+def _typedefs_in(g, rel):
+    """{alias: struct tag} of rel's struct typedefs, read once per graph."""
+    got = g._typedefs_in.get(rel)
+    if got is None:
+        raw = _raw(g, rel)
+        got = g._typedefs_in[rel] = M.typedefs(ctext.blank(raw)) if "typedef" in raw else {}
+    return got
 
 
 def _raw(g, rel):

@@ -41,13 +41,12 @@ def uses(text, member):
     through an index), "test" (only compared or tested), "address" (&x->m), "use" (anything
     else: read into a variable, passed, returned)."""
     out = []
-    for m in re.finditer(r"(->|\.)\s*(%s)\b" % re.escape(member), text):
-        off = m.start(2)
-        after = _skip_index(text, m.end(2))
+    for op, start, off, end in _member_refs(text, member):
+        after = _skip_index(text, end)
         nxt = _next_token(text, after)
-        bstart, base = _base_text(text, m.start())
+        bstart, base = _base_text(text, start)
         before = _prev_token(text, bstart)
-        if m.group(1) == "." and not base:
+        if op == "." and not base:
             kind = "store" if nxt == "=" else "use"          # designated initialiser
         elif nxt == "=":
             kind = "store"
@@ -55,11 +54,27 @@ def uses(text, member):
             kind = "call"
         elif before == "&":
             kind = "address"
-        elif _is_test(text, m.start() - len(base), nxt, before):
+        elif _is_test(text, start - len(base), nxt, before):
             kind = "test"
         else:
             kind = "use"
         out.append((off, base, kind))
+    return out
+
+
+def _member_refs(text, member):
+    """[(operator, its offset, offset of the name, end of the name)] of `->member` and
+    `.member` (spaces allowed between). The name is searched for and the operator checked
+    behind it: a pattern that starts with the operator made sre try every '.' and '-'."""
+    out = []
+    for m in re.finditer(r"%s\b" % re.escape(member), text):
+        k = m.start()
+        while k > 0 and text[k - 1].isspace():
+            k -= 1
+        if k > 0 and text[k - 1] == ".":
+            out.append((".", k - 1, m.start(), m.end()))
+        elif k > 1 and text[k - 2:k] == "->":
+            out.append(("->", k - 2, m.start(), m.end()))
     return out
 
 
