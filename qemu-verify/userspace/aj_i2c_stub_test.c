@@ -65,7 +65,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s <bus> <ktap index>\n", argv[0]);
 		return 2;
 	}
-	printf("    KTAP version 1\n    # Subtest: i2c_stub_userspace\n    1..9\n");
+	/* stdout is /dev/kmsg: one write a line makes one printk record a line */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("    KTAP version 1\n");
+	printf("    # Subtest: i2c_stub_userspace\n");
+	printf("    1..9\n");
 	snprintf(path, sizeof(path), "/dev/i2c-%s", argv[1]);
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
