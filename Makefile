@@ -33,8 +33,9 @@ packages:
 
 # All three layers: unit + Coccinelle tests, real-tree tests, real-boot tests.
 # Installs what the tests need first (as root; otherwise it names the command).
+# The slowest tests are listed so a slower CI run shows where its time went.
 test: packages
-	@$(PYTHON) -m pytest -q -p no:cacheprovider tests
+	@$(PYTHON) -m pytest -q -p no:cacheprovider --durations=25 tests
 
 # Offline layer only (no kernel tree, no QEMU).
 test-fast: packages
