@@ -82,7 +82,9 @@ def guest_script(plan: GuestPlan) -> str:
          # tty instead, it was drained by the UART's interrupt while printk wrote the same
          # UART synchronously, and any kernel message (a module's KTAP, a device probed
          # late under load) could land inside a user line and cost the parser both.
-         "exec > /dev/kmsg 2>&1",
+         # Without /dev/kmsg a bare exec would kill this shell, and with it the guest.
+         "if [ -c /dev/kmsg ]; then exec > /dev/kmsg 2>&1;",
+         "else echo '# aj: no /dev/kmsg: kernel messages may cut user lines'; fi",
          "FAIL=0",
          "fail() { FAIL=1; }",
          "insmod /lib/aj/aj_exit.ko || { echo '# aj: aj_exit.ko did not load'; reboot -f; }",

@@ -155,13 +155,33 @@ def test_guest_script_plan_and_verdict():
     # from before the first line printed (and devkmsg is not rate-limited)
     lines = s.splitlines()
     first_echo = next(i for i, l in enumerate(lines) if l.lstrip().startswith("echo"))
-    assert lines.index("exec > /dev/kmsg 2>&1") < first_echo
-    assert lines.index("mount -t devtmpfs devtmpfs /dev 2>/dev/null") < lines.index("exec > /dev/kmsg 2>&1")
+    redirect = lines.index("if [ -c /dev/kmsg ]; then exec > /dev/kmsg 2>&1;")
+    assert redirect < first_echo
+    assert lines.index("mount -t devtmpfs devtmpfs /dev 2>/dev/null") < redirect
     assert "printk.devkmsg=on" in boot.qemu_argv("bzImage", "initrd")[-1]
     assert "sed " not in s          # block-buffered: would cut lines into records mid-line
     assert s.index("aj_exit.ko") < s.index("KTAP version 1")
     assert initramfs.guest_script(initramfs.GuestPlan(userspace=False, i2c_tools=False,
                                                       record=False)).count("1..1") == 1
+
+
+def test_guest_without_kmsg_goes_on_printing(tmp_path):
+    # the redirect is guarded: a guest kernel without /dev/kmsg keeps its shell (and its
+    # KTAP on the console) instead of panicking when init exits
+    lines = initramfs.guest_script(initramfs.GuestPlan()).splitlines()
+    i = lines.index("if [ -c /dev/kmsg ]; then exec > /dev/kmsg 2>&1;")
+    snippet = "\n".join(lines[i:i + 2]).replace("/dev/kmsg ", str(tmp_path / "kmsg") + " ")
+    r = subprocess.run(["/bin/busybox", "sh", "-c", snippet + "\necho 'KTAP version 1'"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0
+    assert r.stdout.splitlines() == ["# aj: no /dev/kmsg: kernel messages may cut user lines",
+                                     "KTAP version 1"]
+    # and with it, every later line goes there
+    (tmp_path / "kmsg").write_text("")
+    snippet = snippet.replace("-c ", "-f ")
+    r = subprocess.run(["/bin/busybox", "sh", "-c", snippet + "\necho 'KTAP version 1'"],
+                       capture_output=True, text=True)
+    assert r.stdout == "" and (tmp_path / "kmsg").read_text() == "KTAP version 1\n"
 
 
 def test_device_workload_is_a_suite_of_its_own():
