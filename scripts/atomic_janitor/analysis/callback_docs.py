@@ -12,6 +12,7 @@ import re
 
 from .. import ctext
 from . import entries as E
+from . import members as M
 
 SLEEPS = re.compile(r"\b(?:can|may|might|is allowed to|are allowed to)\s+sleep\b|"
                     r"\b(?:called|runs?|invoked|executed)\s+(?:in|from)\s+process\s+context\b", re.I)
@@ -119,7 +120,7 @@ class CallbackDocs:
             if text is None:
                 continue
             if hdr not in self._defines:
-                self._defines[hdr] = frozenset(re.findall(r"\bstruct\s+(\w+)\s*\{", text))
+                self._defines[hdr] = frozenset(M.STRUCT_DEF.findall(text))
             for m in re.finditer(r"\bstruct\s+%s\s*\{" % re.escape(stype), text):
                 body = text[m.end() - 1:ctext.matching(text, m.end() - 1) + 1]
                 if not re.search(r"\(\s*\*\s*%s\s*\)\s*\(" % re.escape(field), body):

@@ -243,7 +243,6 @@ def _includes(g, rel):
     return g._include_lines[rel]
 
 
-_STRUCT_DEF = re.compile(r"\bstruct\s+(\w+)\s*\{")
 
 
 def _structs_defined(g, rel):
@@ -251,7 +250,7 @@ def _structs_defined(g, rel):
     large headers are asked about many struct types."""
     got = g._structs_in.get(rel)
     if got is None:
-        got = g._structs_in[rel] = frozenset(_STRUCT_DEF.findall(_raw(g, rel)))
+        got = g._structs_in[rel] = frozenset(M.STRUCT_DEF.findall(_raw(g, rel)))
     return got
 
 

@@ -16,6 +16,8 @@ from .facts import KEYWORDS, _enclosing_call, _prev_token
 # Calls that only test their argument: a member passed to them is not passed on.
 TESTING_CALLS = {"likely", "unlikely", "WARN_ON", "WARN_ON_ONCE", "BUG_ON", "WARN", "WARN_ONCE", "IS_ERR_OR_NULL"}
 _IDENT = re.compile(r"[A-Za-z_]\w*$")
+# A struct's definition (not a declaration or a use): the tags a file or header defines.
+STRUCT_DEF = re.compile(r"\bstruct\s+(\w+)\s*\{")
 
 
 def _skip_index(text, j):
