@@ -26,6 +26,8 @@ MANUAL = {
     "fx_cycle_a": "no caller chain from an entry point",
     "fx_can_sleep": "wrapper fx_can_sleep()",
     "fx_doc_poke": "callback struct fxbus_ops .poke (context of this callback not known)",
+    "fx_doc_flush": "callback struct fxbus_ops .flush (context of this callback not known)",
+    "fx_doc_poll": "callback struct fxbus_ops .poll (context of this callback not known)",
     "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:61 (the pointer is passed on)",
     "fxm_both": "fxm_both() is called through ->both",
     "fxm_named": "callback struct drm_info_list .name",
@@ -156,6 +158,8 @@ def test_every_finding_classified(fixture_findings):
     ("fx_doc_start", "sleepable-proven", "Must be implemented and can sleep."),
     ("fx_doc_tx", "atomic-proven", "Must be atomic."),
     ("fx_doc_reset", "sleepable-proven", "This callback is called from process context."),
+    ("fx_doc_attach", "sleepable-proven", "Called with the fxbus mutex held."),
+    ("fx_doc_detect", "sleepable-proven", "Note that the bus core will already hold &fxbus_core.conn_mutex."),
 ])
 def test_context_from_the_subsystems_kernel_doc(fixture_findings, fn, cls, quote):
     """An ops struct the tables do not know: its header's kernel-doc decides, when it says

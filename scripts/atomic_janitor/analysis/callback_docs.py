@@ -22,6 +22,16 @@ ATOMIC = re.compile(r"\bmust\s+be\s+atomic\b|\b(?:must|may|can|should)\s+not\s+(
                     r"hardirq|softirq|tasklet|bh)\s+context\b|\bwith\s+(?:interrupts|irqs)\s+disabled\b", re.I)
 # Phrases that make "can sleep" conditional or about someone else: leave those alone.
 HEDGES = re.compile(r"\bunless\b|\bif\s+\w+\s+(?:is|are)\s+(?:set|not)\b|\bexcept\b", re.I)
+# "Called with the wiphy mutex held", "the helper library will already hold
+# &drm_mode_config.connection_mutex": only a task that may sleep can take a mutex (or the
+# RTNL, a mutex), so its caller runs in process context. Weaker than "can sleep": the
+# caller might take a spinlock after the mutex, so a paragraph that names any other kind
+# of lock or context, or negates the phrase, gives no answer.
+MUTEX_HELD = re.compile(r"\b(?:with|under|hold|holds|holding|held)\s+(?:the\s+|a\s+|its\s+)?"
+                        r"(?:[\w&.>-]+\s+)?(?:[\w&.>-]*mutex|rtnl(?:_lock)?|RTNL)\b", re.I)
+OTHER_CONTEXT = re.compile(r"spin|\brcu|\birqs?\b|interrupt|softirq|\bbh\b|tasklet|preempt|"
+                           r"atomic\s+context|raw_|seqlock|rwlock|\bnot\b|\bnever\b|\bwithout\b|"
+                           r"n't\b|\bmust\s+not\b", re.I)
 
 
 def _comment_text(block):
@@ -67,6 +77,8 @@ def verdict(doc):
     """SLEEPABLE / ATOMIC when the text says exactly one of them, else None."""
     flat = " ".join(doc.split())
     s, a = SLEEPS.search(flat), ATOMIC.search(flat)
+    if not s and not a and not OTHER_CONTEXT.search(flat):
+        s = MUTEX_HELD.search(flat)
     if bool(s) == bool(a) or HEDGES.search(flat):
         return None, None
     m = s or a
