@@ -26,12 +26,12 @@ HEDGES = re.compile(r"\bunless\b|\bif\s+\w+\s+(?:is|are)\s+(?:set|not)\b|\bexcep
 # &drm_mode_config.connection_mutex": only a task that may sleep can take a mutex (or the
 # RTNL, a mutex), so its caller runs in process context. Weaker than "can sleep": the
 # caller might take a spinlock after the mutex, so a paragraph that names any other kind
-# of lock or context, or negates the phrase, gives no answer.
+# of lock or context gives no answer, nor does a sentence that negates the phrase.
 MUTEX_HELD = re.compile(r"\b(?:with|under|hold|holds|holding|held)\s+(?:the\s+|a\s+|its\s+)?"
                         r"(?:[\w&.>-]+\s+)?(?:[\w&.>-]*mutex|rtnl(?:_lock)?|RTNL)\b", re.I)
 OTHER_CONTEXT = re.compile(r"spin|\brcu|\birqs?\b|interrupt|softirq|\bbh\b|tasklet|preempt|"
-                           r"atomic\s+context|raw_|seqlock|rwlock|\bnot\b|\bnever\b|\bwithout\b|"
-                           r"n't\b|\bmust\s+not\b", re.I)
+                           r"atomic\s+context|raw_|seqlock|rwlock", re.I)
+NEGATION = re.compile(r"\bnot\b|\bnever\b|\bwithout\b|n't\b|\bno\b|\bunless\b|\bif\b", re.I)
 
 
 def _comment_text(block):
@@ -78,14 +78,21 @@ def verdict(doc):
     flat = " ".join(doc.split())
     s, a = SLEEPS.search(flat), ATOMIC.search(flat)
     if not s and not a and not OTHER_CONTEXT.search(flat):
-        s = MUTEX_HELD.search(flat)
+        held = MUTEX_HELD.search(flat)
+        if held and not NEGATION.search(_sentence(flat, held)):
+            s = held
     if bool(s) == bool(a) or HEDGES.search(flat):
         return None, None
     m = s or a
+    return (E.SLEEPABLE if s else E.ATOMIC), _sentence(flat, m)
+
+
+def _sentence(flat, m):
+    """The sentence of flat that holds the match m. A dot inside a word
+    (&drm_mode_config.connection_mutex) ends no sentence."""
     begin = flat.rfind(". ", 0, m.start()) + 1
-    end = flat.find(".", m.end())
-    sentence = flat[begin:end + 1 if end >= 0 else len(flat)].strip()
-    return (E.SLEEPABLE if s else E.ATOMIC), sentence
+    end = flat.find(". ", m.end())
+    return flat[begin:end + 1 if end >= 0 else len(flat)].strip()
 
 
 class CallbackDocs:
