@@ -136,6 +136,8 @@ class Graph:
         self._typedefs = {}
         self._structs_in = {}
         self._typedefs_in = {}
+        self._member_params = {}
+        self._returns = {}
         self._too_large = set()
 
     # ------------------------------------------------------------ facts

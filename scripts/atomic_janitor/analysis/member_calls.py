@@ -20,6 +20,7 @@ import re
 
 from .. import ctext
 from . import entries as E
+from .facts import KEYWORDS, _enclosing_call
 from . import members as M
 from .roots import driver_root
 
@@ -168,13 +169,19 @@ def _candidate_files(g, stype, field, store_file):
         if not defs:
             return None, f"struct {stype} is not defined in the tree"
         if kind == "kernel" and any(d.startswith(("include/", "arch/")) for d in defs):
-            return None, f"struct {stype} is a core type: its calls are the subsystem's"
+            return _core_candidate_files(g, stype, field)
         if stype not in g._includers:
             g._includers[stype] = _includers(g, defs)
         seeing, why = g._includers[stype]
         if why:
             return None, f"struct {stype}: {why}"
         pool = [f for f in mention if f in seeing]
+        bare = re.compile(_BARE_ARG % re.escape(field))
+        for f in pool:
+            if bare.search(_raw(g, f)):
+                why = _macro_member_arg(g, f, field)
+                if why:
+                    return None, why
     if len(pool) > MAX_MEMBER_FILES * 4:
         return None, f"->{field} is named in {len(pool)} files: too many to follow"
     files = []
@@ -186,6 +193,160 @@ def _candidate_files(g, stype, field, store_file):
     if len(files) > MAX_MEMBER_FILES:
         return None, f"->{field} is used in {len(files)} files: too many to follow"
     return sorted(files), None
+
+
+# A core type's member is named all over the tree: its files are read raw first (C-speed
+# search), and only those with a call or a read through the member are analysed.
+MAX_CORE_MENTIONS = 3000
+_BARE_ARG = r"[(,]\s*%s\s*[,)]"
+
+
+def _core_candidate_files(g, stype, field):
+    """For a struct type defined under include/ or arch/ in a whole kernel tree: the core's
+    own calls are in the tree too, so the calls through the member are every `->field(` and
+    `.field(` in the tree on a base of that type, or on a base whose type the text does not
+    settle. (files to analyse, None) or (None, why not)."""
+    mention = [f for f in g.pre.files_with([field]) if f.endswith((".c", ".h"))]
+    if len(mention) > MAX_CORE_MENTIONS:
+        return None, f"->{field} is named in {len(mention)} files: too many to follow"
+    use = re.compile(r"(->|\.)\s*%s\b" % re.escape(field))
+    bare = re.compile(_BARE_ARG % re.escape(field))
+    files = []
+    for f in mention:
+        raw = _raw(g, f)
+        if bare.search(raw):
+            why = _macro_member_arg(g, f, field)
+            if why:
+                return None, why
+        if not use.search(raw):
+            continue
+        text = _text(g, f)
+        for off, base, kind in M.uses(text, field):
+            if kind in ("store", "test"):
+                continue
+            t = use_type(g, text, off, base)
+            if t is None or t == stype:
+                files.append(f)
+                break
+    if len(files) > MAX_MEMBER_FILES:
+        return None, f"->{field} is called or read in {len(files)} files: too many to follow"
+    if not files:
+        return None, f"no call through ->{field} found"
+    return sorted(files), None
+
+
+def _macro_member_arg(g, rel, field):
+    """Why the calls through ->field cannot all be found in rel, or None: a function-like
+    macro that calls or reads a member named by its parameter (`v4l2_subdev_call(sd, video,
+    s_stream, 1)` calls `->s_stream` with no `->s_stream` in the text) given `field`."""
+    ff = g.text_facts(rel)
+    text = ff.text
+    for m in re.finditer(_BARE_ARG % re.escape(field), text):
+        at = text.index(field, m.start())
+        callee, idx = _enclosing_call(text, at)
+        if callee and _member_param(g, callee, idx):
+            return f"->{field} named by macro {callee}() ({rel}:{ff.line_of(at)})"
+    return None
+
+
+def _member_param(g, name, idx):
+    """Does some `#define name(...)` in the tree use its idx-th parameter as a member name?
+    Memoised per graph. (A pasted member name, `->p##_cb`, is no argument's text: not seen.)"""
+    key = (name, idx)
+    if key not in g._member_params:
+        hit = False
+        head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
+        for f in g.pre.files_with([name]):
+            if not f.endswith((".c", ".h")):
+                continue
+            raw = _raw(g, f)
+            if "define" not in raw:
+                continue
+            for m in head.finditer(raw):
+                params = [p.strip() for p in m.group(1).split(",")]
+                if idx < len(params):
+                    p = params[idx]
+                elif params and params[-1].endswith("..."):
+                    p = params[-1]
+                else:
+                    continue
+                p = p[:-3].strip() or "__VA_ARGS__" if p.endswith("...") else p
+                body = m.group(2)
+                if re.search(r"(->|\.)\s*%s\b(?!\s*##)" % re.escape(p), body):
+                    hit = True
+        g._member_params[key] = hit
+    return g._member_params[key]
+
+
+_CAST = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*(?:const\s*)?\*\s*\)")
+
+
+def use_type(g, text, off, base):
+    """The struct type of the base of the member use at off (its name's offset), or None.
+    A plain path (`a->b.c`) by declarations; also `(*p)->m`, `((struct T *)x)->m` and
+    `f(x)->m` by f's return type, or by f's `container_of(x, struct T, ...)` when f is a
+    macro."""
+    if base:
+        parts = M.path_parts(base)
+        return _type_of_path(g, text, parts, off) if parts else None
+    j = off
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    j -= 2 if text[j - 2:j] == "->" else 1
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j <= 0 or text[j - 1] != ")":
+        return None
+    close = j - 1
+    depth = 0
+    k = close
+    while k >= 0:
+        if text[k] == ")":
+            depth += 1
+        elif text[k] == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        k -= 1
+    if k < 0:
+        return None
+    inner = text[k + 1:close].strip()
+    name = re.search(r"(->|\.)?\s*([A-Za-z_]\w*)\s*$", text[max(0, k - 80):k])
+    if name and name.group(2) not in KEYWORDS:
+        # f(x)->m; a call through a member (`a->get(x)->m`) returns what no name says
+        return returns(g, name.group(2)) if not name.group(1) else None
+    cast = _CAST.match(inner)
+    if cast:
+        return cast.group(1)
+    deref = re.fullmatch(r"\*\s*([A-Za-z_][\w.>\s-]*)", inner)
+    if deref:
+        parts = M.path_parts(deref.group(1).strip())
+        return _type_of_path(g, text, parts, off) if parts else None
+    return None
+
+
+MAX_RETURN_FILES = 100
+
+
+def returns(g, name):
+    """The struct type that function `name` returns a pointer to (or that macro `name`
+    gives by container_of), when every definition in the tree agrees; None otherwise."""
+    if name not in g._returns:
+        func = re.compile(r"\bstruct\s+(\w+)\s*(?:const\s*)?\*\s*%s\s*\(" % re.escape(name))
+        mac = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\b(.*)" % re.escape(name), re.M)
+        got = set()
+        files = [f for f in g.pre.files_with([name]) if f.endswith((".c", ".h"))]
+        if len(files) > MAX_RETURN_FILES:
+            got.add(None)
+        for f in files[:MAX_RETURN_FILES]:
+            raw = _raw(g, f)
+            got.update(func.findall(raw))
+            for m in mac.finditer(raw):
+                c = re.match(r"\([^)]*\)\s*\(?\s*container_of(?:_const)?\s*\([^,]*,\s*(?:const\s+)?struct\s+(\w+)\s*,",
+                             m.group(1))
+                got.add(c.group(1) if c else None)
+        g._returns[name] = got.pop() if len(got) == 1 else None
+    return g._returns[name]
 
 
 MAX_INCLUDERS = 400
@@ -285,9 +446,8 @@ def _member_calls(g, stype, field, files):
             line = ff.line_of(off)
             if kind in ("store", "test"):
                 continue
-            if stype is not None and base:
-                parts = M.path_parts(base)
-                t = _type_of_path(g, text, parts, off) if parts else None
+            if stype is not None:
+                t = use_type(g, text, off, base)
                 if t is not None and t != stype:
                     continue                    # a member of that name in another struct
             mac = ff.macro_at(line)
