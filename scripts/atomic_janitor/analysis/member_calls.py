@@ -250,32 +250,49 @@ def _macro_member_arg(g, rel, field):
 
 
 def _member_param(g, name, idx):
-    """Does some `#define name(...)` in the tree use its idx-th parameter as a member name?
-    Memoised per graph. (A pasted member name, `->p##_cb`, is no argument's text: not seen.)"""
+    """Does some `#define name(...)` in the tree use its idx-th parameter as a member name,
+    itself or through another macro it passes the parameter to? Memoised per graph. (A
+    pasted member name, `->p##_cb`, is no argument's text: not seen.)"""
     key = (name, idx)
-    if key not in g._member_params:
-        hit = False
-        head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
-        for f in g.pre.files_with([name]):
-            if not f.endswith((".c", ".h")):
+    if key in g._member_params:
+        return g._member_params[key]
+    g._member_params[key] = False           # a macro that passes itself its own argument
+    hit = False
+    head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
+    for f in g.pre.files_with([name]):
+        if hit:
+            break
+        if not f.endswith((".c", ".h")):
+            continue
+        raw = _raw(g, f)
+        if "define" not in raw:
+            continue
+        for m in head.finditer(raw):
+            params = [p.strip() for p in m.group(1).split(",")]
+            if idx < len(params):
+                p = params[idx]
+            elif params and params[-1].endswith("..."):
+                p = params[-1]
+            else:
                 continue
-            raw = _raw(g, f)
-            if "define" not in raw:
-                continue
-            for m in head.finditer(raw):
-                params = [p.strip() for p in m.group(1).split(",")]
-                if idx < len(params):
-                    p = params[idx]
-                elif params and params[-1].endswith("..."):
-                    p = params[-1]
-                else:
-                    continue
-                p = p[:-3].strip() or "__VA_ARGS__" if p.endswith("...") else p
-                body = m.group(2)
-                if re.search(r"(->|\.)\s*%s\b(?!\s*##)" % re.escape(p), body):
+            variadic = p.endswith("...")
+            if variadic:
+                p = p[:-3].strip() or "__VA_ARGS__"
+            body = m.group(2)
+            if re.search(r"(->|\.)\s*%s\b(?!\s*##)" % re.escape(p), body):
+                hit = True
+                break
+            for a in re.finditer(r"[(,]\s*(?:##\s*)?%s\s*[,)]" % re.escape(p), body):
+                inner, at = _enclosing_call(body, body.index(p, a.start()))
+                # a variadic argument may land on any later parameter of the inner macro
+                if inner and any(_member_param(g, inner, i) for i in
+                                 range(at, at + (8 if variadic else 1))):
                     hit = True
-        g._member_params[key] = hit
-    return g._member_params[key]
+                    break
+            if hit:
+                break
+    g._member_params[key] = hit
+    return hit
 
 
 _CAST = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*(?:const\s*)?\*\s*\)")
