@@ -5,14 +5,16 @@ entry naming why the calls cannot all be found.
 
 The set of calls counts as complete only when
 - the struct type T of the store is settled by the text (an initialiser's type, the declared
-  type of the assigned variable, the member types along `a->b->m`), and T is the driver's
-  own: defined outside include/ and arch/ (a core type is called by the core, through
-  paths this textual search does not follow);
+  type of the assigned variable, the member types along `a->b->m`);
 - every file that can see T (defines it, or includes its header, directly or through other
   headers) was parsed, and in each every use of the member on a T (or on a base whose
   type the text does not settle) is a store, a plain test, or a call spatch recorded with
-  its regions; a member read into a variable, passed on, or used in a macro is an escape;
+  its regions; a member read into a variable, passed on, used in a macro or named by a
+  macro's argument is an escape;
 - there is at least one such call, and not more than the limits below.
+A core type (defined under include/ or arch/) is seen by most of a kernel tree, but its
+core's calls are in the tree too: there the files are every file that names the member,
+read raw first, and the analysed ones those with a call or read on a T or an untyped base.
 A module directory sees only itself: there T must be defined in the directory."""
 
 import os
