@@ -138,6 +138,7 @@ class Graph:
         self._typedefs_in = {}
         self._member_params = {}
         self._returns = {}
+        self._field_hits = {}
         self._too_large = set()
 
     # ------------------------------------------------------------ facts

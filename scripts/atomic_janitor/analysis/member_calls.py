@@ -35,7 +35,15 @@ def resolve(g):
     pending, g._pending_members = g._pending_members, []
     if not pending:
         return []
-    g.pre.files_with(sorted({p[2] for p in pending}))
+    g.pre.files_with(sorted({p[2] for p in pending} | {p[1] for p in pending if p[1]}))
+    # The names whose definitions type a base (`f(x)->m`) or may call a core type's member
+    # (`M(x, m)`): one search of the tree for the round's names, not one a name.
+    near = set()
+    for _n, stype, field, _cf, _line, _lhs in pending:
+        mention = _core_mentions(g, stype, field)
+        if mention:
+            near |= _names_near(g, field, mention)
+    g.pre.files_with(sorted(near))
     plans = []
     for n, stype, field, cf, line, lhs in pending:
         ff = g.facts[cf]
@@ -88,6 +96,20 @@ def struct_defs(g, stype):
     return g._struct_defs[stype]
 
 
+class _Typedefs:
+    """alias(word) for members.var_type: the struct tag of a typedef name, with the names
+    of one declaration scan searched for in one pass over the tree."""
+
+    def __init__(self, g):
+        self.g = g
+
+    def __call__(self, word):
+        return typedef_tag(self.g, word)
+
+    def prefetch(self, words):
+        self.g.pre.files_with(sorted({w for w in words if w not in self.g._typedefs}))
+
+
 def typedef_tag(g, word):
     """The struct tag a typedef name stands for, searched in the files naming it (headers
     first), memoised per graph; None when it is no struct typedef or has two meanings."""
@@ -107,7 +129,7 @@ def nested_type(g, path):
     """The struct type of a nested initialiser, "outer>member>...", or None."""
     parts = path.split(">")
     t = parts[0]
-    alias = lambda w: typedef_tag(g, w)  # noqa: E731
+    alias = _Typedefs(g)
     for member in parts[1:]:
         types = {M.member_type(b, member, alias) for b in
                  (M.struct_body(_text(g, d), t) for d in struct_defs(g, t)) if b}
@@ -128,9 +150,9 @@ def member_at(g, stype, index):
     return names.pop() if len(names) == 1 else None
 
 
-def _type_of_path(g, text, parts, at):
+def _type_of_path(g, text, parts, at, typedefs=True):
     """The struct type at the end of the access path `parts` (variable, then members)."""
-    alias = lambda w: typedef_tag(g, w)  # noqa: E731
+    alias = _Typedefs(g) if typedefs else None
     t = M.var_type(text, parts[0], at, alias)
     for member in parts[1:]:
         if t is None:
@@ -178,14 +200,11 @@ def _candidate_files(g, stype, field, store_file):
         if why:
             return None, f"struct {stype}: {why}"
         pool = [f for f in mention if f in seeing]
-        bare = re.compile(_BARE_ARG % re.escape(field))
-        for f in pool:
-            if bare.search(_raw(g, f)):
-                why = _macro_member_arg(g, f, field)
-                if why:
-                    return None, why
     if len(pool) > MAX_MEMBER_FILES * 4:
         return None, f"->{field} is named in {len(pool)} files: too many to follow"
+    why = _macro_member_arg(g, pool, field)
+    if why:
+        return None, why
     files = []
     for f in pool:
         text = _text(g, f)
@@ -203,6 +222,94 @@ MAX_CORE_MENTIONS = 3000
 _BARE_ARG = r"[(,]\s*%s\s*[,)]"
 
 
+def _prefetch_paths(g, items):
+    """Search the tree once per level for the struct types along the access paths
+    [(text, parts, at)], so that typing them afterwards searches nothing."""
+    items = [(text, parts, at) for text, parts, at in items if parts]
+    ts = [M.var_type(text, parts[0], at, None) for text, parts, at in items]
+    level = 1
+    while True:
+        live = [i for i, (t, (_x, parts, _a)) in enumerate(zip(ts, items)) if t and level < len(parts)]
+        if not live:
+            return
+        g.pre.files_with(sorted({ts[i] for i in live if ts[i] not in g._struct_defs}))
+        for i in live:
+            t, parts = ts[i], items[i][1]
+            types = {M.member_type(b, parts[level], None) for b in
+                     (M.struct_body(_text(g, d), t) for d in struct_defs(g, t)) if b}
+            ts[i] = types.pop() if len(types) == 1 else None
+        level += 1
+
+
+def _names_near(g, field, files):
+    """The names that the uses of field in `files` may depend on, read from the raw text:
+    `name(...)->field` (name's return type) and `name(..., field, ...)` (a macro that may
+    call the member). Keeps, per field, the files with such a use or a `->field`/`.field`
+    (the only ones read again)."""
+    if field in g._field_hits:
+        return g._field_hits[field][1]
+    use = re.compile(r"(?:->|\.)\s*%s\b" % re.escape(field))
+    bare = re.compile(_BARE_ARG % re.escape(field))
+    hits, names = [], set()
+    for f in files:
+        raw = _raw(g, f)
+        hit = False
+        for m in use.finditer(raw):
+            hit = True
+            name = _called_before(raw, m.start())
+            if name:
+                names.add(name)
+        for m in bare.finditer(raw):
+            hit = True
+            callee, _idx = _enclosing_call(raw, raw.index(field, m.start()))
+            if callee:
+                names.add(callee)
+        if hit:
+            hits.append(f)
+    names -= KEYWORDS
+    g._field_hits[field] = (hits, names)
+    return names
+
+
+def _called_before(text, j):
+    """`f` when the text before offset j ends with a call `f(...)`, else None."""
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j <= 0 or text[j - 1] != ")":
+        return None
+    k = _open_paren(text, j - 1)
+    if k is None:
+        return None
+    m = re.search(r"([A-Za-z_]\w*)\s*$", text[max(0, k - 80):k])
+    return m.group(1) if m else None
+
+
+def _open_paren(text, close):
+    """Offset of the `(` that the `)` at close ends, or None (looks back 2000 characters)."""
+    depth = 0
+    for k in range(close, max(-1, close - 2000), -1):
+        c = text[k]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
+def _core_mentions(g, stype, field):
+    """The files naming field, when stype is a core type of a kernel tree and they are not
+    too many to read; else []."""
+    if not stype or stype.startswith("?") or g.tree.kind != "kernel":
+        return []
+    defs = struct_defs(g, stype)
+    if not any(d.startswith(("include/", "arch/")) for d in defs):
+        return []
+    mention = [f for f in g.pre.files_with([field]) if f.endswith((".c", ".h"))]
+    return mention if len(mention) <= MAX_CORE_MENTIONS else []
+
+
 def _core_candidate_files(g, stype, field):
     """For a struct type defined under include/ or arch/ in a whole kernel tree: the core's
     own calls are in the tree too, so the calls through the member are every `->field(` and
@@ -211,22 +318,21 @@ def _core_candidate_files(g, stype, field):
     mention = [f for f in g.pre.files_with([field]) if f.endswith((".c", ".h"))]
     if len(mention) > MAX_CORE_MENTIONS:
         return None, f"->{field} is named in {len(mention)} files: too many to follow"
-    use = re.compile(r"(->|\.)\s*%s\b" % re.escape(field))
-    bare = re.compile(_BARE_ARG % re.escape(field))
+    _names_near(g, field, mention)
+    why = _macro_member_arg(g, g._field_hits[field][0], field)
+    if why:
+        return None, why
+    # Typedef'd bases stay untyped (so they count as callers): a typedef name is looked up
+    # by a search of the tree, and core code names its structs.
+    looked = [(f, _text(g, f)) for f in g._field_hits[field][0]]
+    _prefetch_paths(g, [(text, M.path_parts(base), off) for _f, text in looked
+                        for off, base, kind in M.uses(text, field) if kind not in ("store", "test") and base])
     files = []
-    for f in mention:
-        raw = _raw(g, f)
-        if bare.search(raw):
-            why = _macro_member_arg(g, f, field)
-            if why:
-                return None, why
-        if not use.search(raw):
-            continue
-        text = _text(g, f)
+    for f, text in looked:
         for off, base, kind in M.uses(text, field):
             if kind in ("store", "test"):
                 continue
-            t = use_type(g, text, off, base)
+            t = use_type(g, text, off, base, typedefs=False)
             if t is None or t == stype:
                 files.append(f)
                 break
@@ -237,35 +343,90 @@ def _core_candidate_files(g, stype, field):
     return sorted(files), None
 
 
-def _macro_member_arg(g, rel, field):
-    """Why the calls through ->field cannot all be found in rel, or None: a function-like
+def _macro_member_arg(g, files, field):
+    """Why the calls through ->field cannot all be found in files, or None: a function-like
     macro that calls or reads a member named by its parameter (`v4l2_subdev_call(sd, video,
-    s_stream, 1)` calls `->s_stream` with no `->s_stream` in the text) given `field`."""
-    ff = g.text_facts(rel)
-    text = ff.text
-    for m in re.finditer(_BARE_ARG % re.escape(field), text):
-        at = text.index(field, m.start())
-        callee, idx = _enclosing_call(text, at)
-        if callee and _member_param(g, callee, idx):
-            return f"->{field} named by macro {callee}() ({rel}:{ff.line_of(at)})"
+    s_stream, 1)` calls `->s_stream` with no `->s_stream` in the text) given `field`. The
+    callees' definitions are searched for at once."""
+    bare = re.compile(_BARE_ARG % re.escape(field))
+    found = []
+    for rel in files:
+        if not bare.search(_raw(g, rel)):
+            continue
+        ff = g.text_facts(rel)
+        text = ff.text
+        for m in bare.finditer(text):
+            at = text.index(field, m.start())
+            callee, idx = _enclosing_call(text, at)
+            if callee:
+                found.append((callee, idx, rel, ff.line_of(at)))
+    users = {}
+    for c, _i, r, _l in found:
+        if r.endswith(".c"):
+            users.setdefault(c, set()).add(r)
+    uses = _member_params(g, sorted({(c, i) for c, i, _r, _l in found}), {c: sorted(rs) for c, rs in users.items()})
+    for callee, idx, rel, line in found:
+        if uses[(callee, idx)]:
+            return f"->{field} named by macro {callee}() ({rel}:{line})"
     return None
 
 
+MAX_MACRO_LEVELS = 8
+
+
 def _member_param(g, name, idx):
-    """Does some `#define name(...)` in the tree use its idx-th parameter as a member name,
-    itself or through another macro it passes the parameter to? Memoised per graph. (A
-    pasted member name, `->p##_cb`, is no argument's text: not seen.)"""
-    key = (name, idx)
-    if key in g._member_params:
-        return g._member_params[key]
-    g._member_params[key] = False           # a macro that passes itself its own argument
-    hit = False
-    head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
-    for f in g.pre.files_with([name]):
-        if hit:
+    return _member_params(g, [(name, idx)])[(name, idx)]
+
+
+def _member_params(g, pairs, users=None):
+    """{(name, idx): does some `#define name(...)` in the tree use its idx-th parameter as a
+    member name, itself or through the macros it passes that parameter to?} users: name ->
+    the .c files that call it (a .c file may define the macro itself). Searched breadth
+    first, one search of the tree a level for every name of that level; a chain longer than
+    MAX_MACRO_LEVELS counts as using it. Memoised per graph. (A pasted member name,
+    `->p##_cb`, is no argument's text: not seen.)"""
+    memo = g._member_params
+    users = users or {}
+    start = {(n, i): (n, i, tuple(users.get(n, ()))) for n, i in pairs}
+    inner = {}                               # key -> the keys it passes the parameter to
+    level = {k for k in start.values() if k not in memo}
+    seen = set(level)
+    for _ in range(MAX_MACRO_LEVELS):
+        if not level:
             break
-        if not f.endswith((".c", ".h")):
-            continue
+        g.pre.files_with(sorted({k[0] for k in level}))
+        nxt = set()
+        for key in sorted(level):
+            hit, passes = _macro_uses_param(g, *key)
+            if hit:
+                memo[key] = True
+                continue
+            inner[key] = [(n, i, ()) for n, i in passes]
+            nxt |= {k for k in inner[key] if k not in memo and k not in seen}
+        seen |= nxt
+        level = nxt
+    for key in level:                        # past the last level: assume the worst
+        memo[key] = True
+    changed = True
+    while changed:                           # a key uses it if anything it passes to does
+        changed = False
+        for key, passes in inner.items():
+            if key not in memo and any(memo.get(k) for k in passes):
+                memo[key] = True
+                changed = True
+    for key in inner:
+        memo.setdefault(key, False)
+    return {p: memo[k] for p, k in start.items()}
+
+
+def _macro_uses_param(g, name, idx, users=()):
+    """(True, ()) when a definition of macro `name` uses its idx-th parameter as a member
+    name, else (False, the (macro, idx) pairs it passes that parameter to)."""
+    head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
+    passes = set()
+    # A macro is defined in a header or in the file that uses it: names such as dev_dbg
+    # are in thousands of .c files, which need not be read.
+    for f in [f for f in g.pre.files_with([name]) if f.endswith(".h")] + list(users):
         raw = _raw(g, f)
         if "define" not in raw:
             continue
@@ -282,32 +443,26 @@ def _member_param(g, name, idx):
                 p = p[:-3].strip() or "__VA_ARGS__"
             body = m.group(2)
             if re.search(r"(->|\.)\s*%s\b(?!\s*##)" % re.escape(p), body):
-                hit = True
-                break
+                return True, ()
             for a in re.finditer(r"[(,]\s*(?:##\s*)?%s\s*[,)]" % re.escape(p), body):
-                inner, at = _enclosing_call(body, body.index(p, a.start()))
-                # a variadic argument may land on any later parameter of the inner macro
-                if inner and any(_member_param(g, inner, i) for i in
-                                 range(at, at + (8 if variadic else 1))):
-                    hit = True
-                    break
-            if hit:
-                break
-    g._member_params[key] = hit
-    return hit
+                n, at = _enclosing_call(body, body.index(p, a.start()))
+                if n and n != name:
+                    # a variadic argument may land on any later parameter of the inner macro
+                    passes.update((n, i) for i in range(at, at + (8 if variadic else 1)))
+    return False, tuple(sorted(passes))
 
 
 _CAST = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*(?:const\s*)?\*\s*\)")
 
 
-def use_type(g, text, off, base):
+def use_type(g, text, off, base, typedefs=True):
     """The struct type of the base of the member use at off (its name's offset), or None.
     A plain path (`a->b.c`) by declarations; also `(*p)->m`, `((struct T *)x)->m` and
     `f(x)->m` by f's return type, or by f's `container_of(x, struct T, ...)` when f is a
     macro."""
     if base:
         parts = M.path_parts(base)
-        return _type_of_path(g, text, parts, off) if parts else None
+        return _type_of_path(g, text, parts, off, typedefs) if parts else None
     j = off
     while j > 0 and text[j - 1].isspace():
         j -= 1
@@ -340,7 +495,7 @@ def use_type(g, text, off, base):
     deref = re.fullmatch(r"\*\s*([A-Za-z_][\w.>\s-]*)", inner)
     if deref:
         parts = M.path_parts(deref.group(1).strip())
-        return _type_of_path(g, text, parts, off) if parts else None
+        return _type_of_path(g, text, parts, off, typedefs) if parts else None
     return None
 
 

@@ -157,13 +157,21 @@ def _types_in(scope, name, alias, file_scope):
     found = {m.group(1) for m in re.finditer(_DECL % re.escape(name), scope)
              if not file_scope or _file_scope(scope, m.start())}
     if alias:
+        words = []
         for m in re.finditer(_alias_decl(name), scope):
             word = m.group(1)
             if word in KEYWORDS or word in ("struct", "const", "static", "return", "unsigned", "int", "char",
                                               "void", "long", "short", "bool", "u8", "u16", "u32", "u64"):
                 continue
+            # `struct device *dev`: a tag, which _DECL reads, not a typedef name
+            if re.search(r"\b(?:struct|union|enum)\s*$", scope[max(0, m.start() - 12):m.start()]):
+                continue
             if file_scope and not _file_scope(scope, m.start()):
                 continue
+            words.append(word)
+        if words and hasattr(alias, "prefetch"):
+            alias.prefetch(words)           # the tree searched once for all of them
+        for word in words:
             tag = alias(word)
             if tag:
                 found.add(tag)
