@@ -5,6 +5,7 @@ arguments to, and a variadic argument may land on any later parameter."""
 import types
 
 from atomic_janitor.analysis import member_calls as MC
+from atomic_janitor.analysis import members as M
 
 HEADER = """\
 #define INNER(x, op) ((x)->ops->op(x))
@@ -14,6 +15,12 @@ HEADER = """\
 #define SELF(x, op) SELF(x, op)
 #define PLAIN(x, y) foo(x, y)
 #define PASTE(x, op) ((x)->ops->op##_cb(x))
+#define container_of(ptr, type, member) ({ \\
+	void *__mptr = (void *)(ptr); \\
+	static_assert(__same_type(*(ptr), ((type *)0)->member)); \\
+	((type *)(__mptr - offsetof(type, member))); })
+#define list_entry(ptr, type, member) container_of(ptr, type, member)
+#define SET_OP(op, fn) .op = fn
 """
 
 
@@ -30,7 +37,16 @@ def test_member_named_by_a_macro_argument(tmp_path):
     g = types.SimpleNamespace(pre=_Words(tmp_path, ["a.h"]), root=str(tmp_path), _member_params={})
     got = {(n, i): MC._member_param(g, n, i) for n, i in
            [("INNER", 1), ("INNER", 0), ("OUTER", 1), ("VA", 1), ("NAMED_VA", 1), ("SELF", 1),
-            ("PLAIN", 1), ("PASTE", 1), ("UNDEFINED", 0)]}
+            ("PLAIN", 1), ("PASTE", 1), ("UNDEFINED", 0), ("container_of", 2), ("list_entry", 2),
+            ("SET_OP", 0)]}
     assert got == {("INNER", 1): True, ("INNER", 0): False, ("OUTER", 1): True, ("VA", 1): True,
                    ("NAMED_VA", 1): True, ("SELF", 1): False, ("PLAIN", 1): False,
-                   ("PASTE", 1): False, ("UNDEFINED", 0): False}
+                   ("PASTE", 1): False, ("UNDEFINED", 0): False,
+                   # an offset, a type check and a store name the member but never call it
+                   ("container_of", 2): False, ("list_entry", 2): False, ("SET_OP", 0): False}
+
+
+def test_a_declaration_that_defines_its_struct():
+    text = "static struct fb_hwswitch {\n\tint (*detect)(void);\n} *fbhw;\n\nvoid f(void)\n{\n\tfbhw->detect();\n}\n"
+    assert M.var_type(text, "fbhw", text.index("fbhw->")) == "fb_hwswitch"
+    assert M.var_type(text, "fbhw2", text.index("fbhw->")) is None

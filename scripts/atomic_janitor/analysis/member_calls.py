@@ -442,7 +442,9 @@ def _macro_uses_param(g, name, idx, users=()):
             if variadic:
                 p = p[:-3].strip() or "__VA_ARGS__"
             body = m.group(2)
-            if re.search(r"(->|\.)\s*%s\b(?!\s*##)" % re.escape(p), body):
+            # A call or a read of the member; not `((type *)0)->member` (container_of's
+            # type check), a designated initialiser `.member = ...` or a pasted name.
+            if re.search(r"(?<!0\))(?<!0\)\s)(->|\.)\s*%s\b(?!\s*##)(?!\s*=[^=])" % re.escape(p), body):
                 return True, ()
             for a in re.finditer(r"[(,]\s*(?:##\s*)?%s\s*[,)]" % re.escape(p), body):
                 n, at = _enclosing_call(body, body.index(p, a.start()))

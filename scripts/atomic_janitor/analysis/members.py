@@ -142,6 +142,20 @@ def _is_test(text, start, nxt, before):
 _DECL = r"\bstruct\s+(\w+)\s*(?:const\b\s*)?(?:\*\s*(?:const\b\s*)?)*(?<=[\s*])%s\s*[;,)=\[]"
 
 
+def _open_brace(text, close):
+    """Offset of the `{` that the `}` at close ends, or None."""
+    depth = 0
+    for k in range(close, -1, -1):
+        c = text[k]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
 def _unique(matches):
     types = {m.group(1) for m in matches}
     return types.pop() if len(types) == 1 else None
@@ -156,6 +170,14 @@ def _alias_decl(name):
 def _types_in(scope, name, alias, file_scope):
     found = {m.group(1) for m in re.finditer(_DECL % re.escape(name), scope)
              if not file_scope or _file_scope(scope, m.start())}
+    # `static struct fb_hwswitch { ... } *fbhw;`: the type is defined where it is declared
+    for m in re.finditer(r"\}\s*(?:\*\s*)*%s\s*[;,=\[]" % re.escape(name), scope):
+        if file_scope and not _file_scope(scope, m.start() + 1):
+            continue
+        k = _open_brace(scope, m.start())
+        tag = re.search(r"\bstruct\s+(\w+)\s*$", scope[max(0, k - 80):k]) if k is not None else None
+        if tag:
+            found.add(tag.group(1))
     if alias:
         words = []
         for m in re.finditer(_alias_decl(name), scope):
