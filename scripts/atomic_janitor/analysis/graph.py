@@ -137,8 +137,6 @@ class Graph:
         self._structs_in = {}
         self._typedefs_in = {}
         self._member_params = {}
-        self._returns = {}
-        self._field_hits = {}
         self._too_large = set()
 
     # ------------------------------------------------------------ facts

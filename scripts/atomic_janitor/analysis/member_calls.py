@@ -11,10 +11,9 @@ The set of calls counts as complete only when
   type the text does not settle) is a store, a plain test, or a call spatch recorded with
   its regions; a member read into a variable, passed on, used in a macro or named by a
   macro's argument is an escape;
+- T is the driver's own: defined outside include/ and arch/ (a core type is called by the
+  core, through paths this textual search does not follow);
 - there is at least one such call, and not more than the limits below.
-A core type (defined under include/ or arch/) is seen by most of a kernel tree, but its
-core's calls are in the tree too: there the files are every file that names the member,
-read raw first, and the analysed ones those with a call or read on a T or an untyped base.
 A module directory sees only itself: there T must be defined in the directory."""
 
 import os
@@ -22,7 +21,7 @@ import re
 
 from .. import ctext
 from . import entries as E
-from .facts import KEYWORDS, _enclosing_call
+from .facts import _enclosing_call
 from . import members as M
 from .roots import driver_root
 
@@ -35,15 +34,7 @@ def resolve(g):
     pending, g._pending_members = g._pending_members, []
     if not pending:
         return []
-    g.pre.files_with(sorted({p[2] for p in pending} | {p[1] for p in pending if p[1]}))
-    # The names whose definitions type a base (`f(x)->m`) or may call a core type's member
-    # (`M(x, m)`): one search of the tree for the round's names, not one a name.
-    near = set()
-    for _n, stype, field, _cf, _line, _lhs in pending:
-        mention = _core_mentions(g, stype, field)
-        if mention:
-            near |= _names_near(g, field, mention)
-    g.pre.files_with(sorted(near))
+    g.pre.files_with(sorted({p[2] for p in pending}))
     plans = []
     for n, stype, field, cf, line, lhs in pending:
         ff = g.facts[cf]
@@ -150,9 +141,9 @@ def member_at(g, stype, index):
     return names.pop() if len(names) == 1 else None
 
 
-def _type_of_path(g, text, parts, at, typedefs=True):
+def _type_of_path(g, text, parts, at):
     """The struct type at the end of the access path `parts` (variable, then members)."""
-    alias = _Typedefs(g) if typedefs else None
+    alias = _Typedefs(g)
     t = M.var_type(text, parts[0], at, alias)
     for member in parts[1:]:
         if t is None:
@@ -193,7 +184,7 @@ def _candidate_files(g, stype, field, store_file):
         if not defs:
             return None, f"struct {stype} is not defined in the tree"
         if kind == "kernel" and any(d.startswith(("include/", "arch/")) for d in defs):
-            return _core_candidate_files(g, stype, field)
+            return None, f"struct {stype} is a core type: its calls are the subsystem's"
         if stype not in g._includers:
             g._includers[stype] = _includers(g, defs)
         seeing, why = g._includers[stype]
@@ -216,131 +207,7 @@ def _candidate_files(g, stype, field, store_file):
     return sorted(files), None
 
 
-# A core type's member is named all over the tree: its files are read raw first (C-speed
-# search), and only those with a call or a read through the member are analysed.
-MAX_CORE_MENTIONS = 3000
 _BARE_ARG = r"[(,]\s*%s\s*[,)]"
-
-
-def _prefetch_paths(g, items):
-    """Search the tree once per level for the struct types along the access paths
-    [(text, parts, at)], so that typing them afterwards searches nothing."""
-    items = [(text, parts, at) for text, parts, at in items if parts]
-    ts = [M.var_type(text, parts[0], at, None) for text, parts, at in items]
-    level = 1
-    while True:
-        live = [i for i, (t, (_x, parts, _a)) in enumerate(zip(ts, items)) if t and level < len(parts)]
-        if not live:
-            return
-        g.pre.files_with(sorted({ts[i] for i in live if ts[i] not in g._struct_defs}))
-        for i in live:
-            t, parts = ts[i], items[i][1]
-            types = {M.member_type(b, parts[level], None) for b in
-                     (M.struct_body(_text(g, d), t) for d in struct_defs(g, t)) if b}
-            ts[i] = types.pop() if len(types) == 1 else None
-        level += 1
-
-
-def _names_near(g, field, files):
-    """The names that the uses of field in `files` may depend on, read from the raw text:
-    `name(...)->field` (name's return type) and `name(..., field, ...)` (a macro that may
-    call the member). Keeps, per field, the files with such a use or a `->field`/`.field`
-    (the only ones read again)."""
-    if field in g._field_hits:
-        return g._field_hits[field][1]
-    use = re.compile(r"(?:->|\.)\s*%s\b" % re.escape(field))
-    bare = re.compile(_BARE_ARG % re.escape(field))
-    hits, names = [], set()
-    for f in files:
-        raw = _raw(g, f)
-        hit = False
-        for m in use.finditer(raw):
-            hit = True
-            name = _called_before(raw, m.start())
-            if name:
-                names.add(name)
-        for m in bare.finditer(raw):
-            hit = True
-            callee, _idx = _enclosing_call(raw, raw.index(field, m.start()))
-            if callee:
-                names.add(callee)
-        if hit:
-            hits.append(f)
-    names -= KEYWORDS
-    g._field_hits[field] = (hits, names)
-    return names
-
-
-def _called_before(text, j):
-    """`f` when the text before offset j ends with a call `f(...)`, else None."""
-    while j > 0 and text[j - 1].isspace():
-        j -= 1
-    if j <= 0 or text[j - 1] != ")":
-        return None
-    k = _open_paren(text, j - 1)
-    if k is None:
-        return None
-    m = re.search(r"([A-Za-z_]\w*)\s*$", text[max(0, k - 80):k])
-    return m.group(1) if m else None
-
-
-def _open_paren(text, close):
-    """Offset of the `(` that the `)` at close ends, or None (looks back 2000 characters)."""
-    depth = 0
-    for k in range(close, max(-1, close - 2000), -1):
-        c = text[k]
-        if c == ")":
-            depth += 1
-        elif c == "(":
-            depth -= 1
-            if depth == 0:
-                return k
-    return None
-
-
-def _core_mentions(g, stype, field):
-    """The files naming field, when stype is a core type of a kernel tree and they are not
-    too many to read; else []."""
-    if not stype or stype.startswith("?") or g.tree.kind != "kernel":
-        return []
-    defs = struct_defs(g, stype)
-    if not any(d.startswith(("include/", "arch/")) for d in defs):
-        return []
-    mention = [f for f in g.pre.files_with([field]) if f.endswith((".c", ".h"))]
-    return mention if len(mention) <= MAX_CORE_MENTIONS else []
-
-
-def _core_candidate_files(g, stype, field):
-    """For a struct type defined under include/ or arch/ in a whole kernel tree: the core's
-    own calls are in the tree too, so the calls through the member are every `->field(` and
-    `.field(` in the tree on a base of that type, or on a base whose type the text does not
-    settle. (files to analyse, None) or (None, why not)."""
-    mention = [f for f in g.pre.files_with([field]) if f.endswith((".c", ".h"))]
-    if len(mention) > MAX_CORE_MENTIONS:
-        return None, f"->{field} is named in {len(mention)} files: too many to follow"
-    _names_near(g, field, mention)
-    why = _macro_member_arg(g, g._field_hits[field][0], field)
-    if why:
-        return None, why
-    # Typedef'd bases stay untyped (so they count as callers): a typedef name is looked up
-    # by a search of the tree, and core code names its structs.
-    looked = [(f, _text(g, f)) for f in g._field_hits[field][0]]
-    _prefetch_paths(g, [(text, M.path_parts(base), off) for _f, text in looked
-                        for off, base, kind in M.uses(text, field) if kind not in ("store", "test") and base])
-    files = []
-    for f, text in looked:
-        for off, base, kind in M.uses(text, field):
-            if kind in ("store", "test"):
-                continue
-            t = use_type(g, text, off, base, typedefs=False)
-            if t is None or t == stype:
-                files.append(f)
-                break
-    if len(files) > MAX_MEMBER_FILES:
-        return None, f"->{field} is called or read in {len(files)} files: too many to follow"
-    if not files:
-        return None, f"no call through ->{field} found"
-    return sorted(files), None
 
 
 def _macro_member_arg(g, files, field):
@@ -454,77 +321,6 @@ def _macro_uses_param(g, name, idx, users=()):
     return False, tuple(sorted(passes))
 
 
-_CAST = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*(?:const\s*)?\*\s*\)")
-
-
-def use_type(g, text, off, base, typedefs=True):
-    """The struct type of the base of the member use at off (its name's offset), or None.
-    A plain path (`a->b.c`) by declarations; also `(*p)->m`, `((struct T *)x)->m` and
-    `f(x)->m` by f's return type, or by f's `container_of(x, struct T, ...)` when f is a
-    macro."""
-    if base:
-        parts = M.path_parts(base)
-        return _type_of_path(g, text, parts, off, typedefs) if parts else None
-    j = off
-    while j > 0 and text[j - 1].isspace():
-        j -= 1
-    j -= 2 if text[j - 2:j] == "->" else 1
-    while j > 0 and text[j - 1].isspace():
-        j -= 1
-    if j <= 0 or text[j - 1] != ")":
-        return None
-    close = j - 1
-    depth = 0
-    k = close
-    while k >= 0:
-        if text[k] == ")":
-            depth += 1
-        elif text[k] == "(":
-            depth -= 1
-            if depth == 0:
-                break
-        k -= 1
-    if k < 0:
-        return None
-    inner = text[k + 1:close].strip()
-    name = re.search(r"(->|\.)?\s*([A-Za-z_]\w*)\s*$", text[max(0, k - 80):k])
-    if name and name.group(2) not in KEYWORDS:
-        # f(x)->m; a call through a member (`a->get(x)->m`) returns what no name says
-        return returns(g, name.group(2)) if not name.group(1) else None
-    cast = _CAST.match(inner)
-    if cast:
-        return cast.group(1)
-    deref = re.fullmatch(r"\*\s*([A-Za-z_][\w.>\s-]*)", inner)
-    if deref:
-        parts = M.path_parts(deref.group(1).strip())
-        return _type_of_path(g, text, parts, off, typedefs) if parts else None
-    return None
-
-
-MAX_RETURN_FILES = 100
-
-
-def returns(g, name):
-    """The struct type that function `name` returns a pointer to (or that macro `name`
-    gives by container_of), when every definition in the tree agrees; None otherwise."""
-    if name not in g._returns:
-        func = re.compile(r"\bstruct\s+(\w+)\s*(?:const\s*)?\*\s*%s\s*\(" % re.escape(name))
-        mac = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\b(.*)" % re.escape(name), re.M)
-        got = set()
-        files = [f for f in g.pre.files_with([name]) if f.endswith((".c", ".h"))]
-        if len(files) > MAX_RETURN_FILES:
-            got.add(None)
-        for f in files[:MAX_RETURN_FILES]:
-            raw = _raw(g, f)
-            got.update(func.findall(raw))
-            for m in mac.finditer(raw):
-                c = re.match(r"\([^)]*\)\s*\(?\s*container_of(?:_const)?\s*\([^,]*,\s*(?:const\s+)?struct\s+(\w+)\s*,",
-                             m.group(1))
-                got.add(c.group(1) if c else None)
-        g._returns[name] = got.pop() if len(got) == 1 else None
-    return g._returns[name]
-
-
 MAX_INCLUDERS = 400
 
 
@@ -622,8 +418,9 @@ def _member_calls(g, stype, field, files):
             line = ff.line_of(off)
             if kind in ("store", "test"):
                 continue
-            if stype is not None:
-                t = use_type(g, text, off, base)
+            if stype is not None and base:
+                parts = M.path_parts(base)
+                t = _type_of_path(g, text, parts, off) if parts else None
                 if t is not None and t != stype:
                     continue                    # a member of that name in another struct
             mac = ff.macro_at(line)
