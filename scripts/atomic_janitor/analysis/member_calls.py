@@ -376,8 +376,6 @@ def _includes(g, rel):
     return g._include_lines[rel]
 
 
-
-
 def _structs_defined(g, rel):
     """The struct tags that rel defines (`struct tag {`), read once per graph: the same
     large headers are asked about many struct types."""
