@@ -35,10 +35,13 @@ class _Words:
 def test_member_named_by_a_macro_argument(tmp_path):
     (tmp_path / "a.h").write_text(HEADER)
     g = types.SimpleNamespace(pre=_Words(tmp_path, ["a.h"]), root=str(tmp_path), _member_params={})
-    got = {(n, i): MC._member_param(g, n, i) for n, i in
-           [("INNER", 1), ("INNER", 0), ("OUTER", 1), ("VA", 1), ("NAMED_VA", 1), ("SELF", 1),
-            ("PLAIN", 1), ("PASTE", 1), ("UNDEFINED", 0), ("container_of", 2), ("list_entry", 2),
-            ("SET_OP", 0)]}
+    pairs = [("INNER", 1), ("INNER", 0), ("OUTER", 1), ("VA", 1), ("NAMED_VA", 1), ("SELF", 1),
+             ("PLAIN", 1), ("PASTE", 1), ("UNDEFINED", 0), ("container_of", 2), ("list_entry", 2),
+             ("SET_OP", 0)]
+    got = {p: MC._member_params(g, [p])[p] for p in pairs}
+    # asked all at once (one search a level), the answers are the same
+    g._member_params = {}
+    assert MC._member_params(g, pairs) == got
     assert got == {("INNER", 1): True, ("INNER", 0): False, ("OUTER", 1): True, ("VA", 1): True,
                    ("NAMED_VA", 1): True, ("SELF", 1): False, ("PLAIN", 1): False,
                    ("PASTE", 1): False, ("UNDEFINED", 0): False,

@@ -241,10 +241,6 @@ def _macro_member_arg(g, files, field):
 MAX_MACRO_LEVELS = 8
 
 
-def _member_param(g, name, idx):
-    return _member_params(g, [(name, idx)])[(name, idx)]
-
-
 def _member_params(g, pairs, users=None):
     """{(name, idx): does some `#define name(...)` in the tree use its idx-th parameter as a
     member name, itself or through the macros it passes that parameter to?} users: name ->
