@@ -47,10 +47,19 @@ def _grep_names(root, names, files=None):
     return found
 
 
+class Unsearched(Exception):
+    """Raised by files_with() inside Prefilter.settle() for names not searched for yet."""
+
+    def __init__(self, names):
+        super().__init__(", ".join(names))
+        self.names = names
+
+
 class Prefilter:
     def __init__(self, store, root):
         self.store = store
         self.root = root
+        self.deferring = 0
         self.inventory = walk_sources(root)                       # [(rel, size, mtime)]
         cached = store.load("prefilter")
         old_stat = cached.get("stat", {})
@@ -72,6 +81,8 @@ class Prefilter:
     def files_with(self, names):
         """Sorted relpaths that mention any of `names`."""
         missing = [n for n in names if n not in self.words]
+        if missing and self.deferring:
+            raise Unsearched(missing)
         if missing:
             hits = _grep_names(self.root, missing)
             for w, fs in hits.items():
@@ -81,6 +92,30 @@ class Prefilter:
         for n in names:
             out |= self.words[n]
         return sorted(out)
+
+    def settle(self, jobs):
+        """{key: job()} for jobs {key: job}, with one search of the tree a pass for every
+        name that any job asked for and that was not searched for yet: a job that asks for
+        one is stopped (Unsearched) and run again after the search. A whole-tree search
+        costs about the same for one name as for a thousand, and a chain of lookups (a
+        variable's type, then its member's type...) would otherwise cost one search a link
+        a job. So a job must keep nothing it made before its stop but finished answers."""
+        done, todo = {}, dict(jobs)
+        while todo:
+            want = set()
+            self.deferring += 1
+            try:
+                for key, job in list(todo.items()):
+                    try:
+                        done[key] = job()
+                    except Unsearched as exc:
+                        want.update(exc.names)
+                        continue
+                    del todo[key]
+            finally:
+                self.deferring -= 1
+            self.files_with(sorted(want))
+        return done
 
     def names_in(self, rel, names):
         """Which of `names` the file mentions."""

@@ -33,3 +33,35 @@ def test_whole_words_only(tmp_path, monkeypatch, backend):
     (tmp_path / "b.h").write_text("#define W() (in_atomic())\n")
     (tmp_path / "c.txt").write_text("in_atomic()\n")
     assert prefilter._grep_names(str(tmp_path), ["in_atomic"]) == {"in_atomic": {"b.h"}}
+
+
+class _NoStore:
+    def load(self, name):
+        return {}
+
+    def save(self, name, data):
+        pass
+
+
+def test_settle_searches_once_a_link_for_all_jobs(tmp_path, monkeypatch):
+    """Two chains of lookups (a name, then a name that the first answer leads to) cost one
+    tree search a link, for both jobs together, and each job gets the answer that asking
+    one name at a time gives."""
+    (tmp_path / "a.c").write_text("struct alpha *p; /* beta */\n")
+    (tmp_path / "b.h").write_text("struct beta { int gamma; };\n")
+    (tmp_path / "c.h").write_text("int gamma; int delta;\n")
+    searches = []
+    real = prefilter._grep_names
+    monkeypatch.setattr(prefilter, "_grep_names", lambda root, names, files=None:
+                        searches.append(sorted(names)) or real(root, names, files))
+    pre = prefilter.Prefilter(_NoStore(), str(tmp_path))
+
+    def chain(first, then):
+        return lambda: (pre.files_with([first]), pre.files_with([then]))
+
+    got = pre.settle({1: chain("alpha", "gamma"), 2: chain("beta", "delta")})
+    assert searches == [["alpha", "beta"], ["delta", "gamma"]]
+    assert got == {1: (["a.c"], ["b.h", "c.h"]), 2: (["a.c", "b.h"], ["c.h"])}
+    assert pre.deferring == 0
+    assert pre.settle({3: chain("alpha", "delta")}) == {3: (["a.c"], ["c.h"])}
+    assert len(searches) == 2                  # answered from what was searched already

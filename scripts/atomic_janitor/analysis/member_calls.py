@@ -35,22 +35,26 @@ def resolve(g):
     if not pending:
         return []
     g.pre.files_with(sorted({p[2] for p in pending}))
-    plans = []
-    for n, stype, field, cf, line, lhs in pending:
-        ff = g.facts[cf]
+
+    def plan(n, stype, field, cf, line, lhs):
         if stype is None and lhs is not None:
-            stype = _lhs_type(g, ff, lhs, field, line)
+            stype = _lhs_type(g, g.facts[cf], lhs, field, line)
         key = (stype, field, driver_root(cf, g.tree.kind) if stype is None else None)
         if key not in g._member_files:
             g._member_files[key] = _candidate_files(g, stype, field, cf)
-        files, why = g._member_files[key]
-        plans.append((n, stype, field, cf, line, lhs, files, why))
+        return (n, stype, field, cf, line, lhs) + g._member_files[key]
+
+    # The lookups of all the round's stores, a link of their chains at a time (Prefilter.settle).
+    plans = g.pre.settle({i: (lambda p=p: plan(*p)) for i, p in enumerate(pending)})
+    plans = [plans[i] for i in range(len(pending))]
     g.load({f for p in plans if p[6] for f in p[6]})
+    found = g.pre.settle({i: (lambda p=p: _member_calls(g, p[1], p[2], p[6]))
+                          for i, p in enumerate(plans) if p[7] is None})
     new = []
-    for n, stype, field, cf, line, lhs, files, why in plans:
+    for i, (n, stype, field, cf, line, lhs, files, why) in enumerate(plans):
         calls = None
         if why is None:
-            calls, why = _member_calls(g, stype, field, files)
+            calls, why = found[i]
         if why is not None:
             what = (f"function pointer stored at run time ({lhs} {n.name})" if lhs is not None else
                     f"callback {('struct ' + stype) if stype else 'initialiser'} .{field} (context of this "
