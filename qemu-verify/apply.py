@@ -228,6 +228,19 @@ class WorkTree:
         st["touched"] = sorted(set(st.get("touched", [])) | set(files))
         self._save(st)
 
+    def append_line(self, rel: str, line: str) -> None:
+        """Add a line to a file of the copy: written as a new file, because src shares its
+        inodes with KSRC (cp -al), and restored from KSRC by the next prepare()."""
+        self.note_touched([rel])
+        path = os.path.join(self.src, rel)
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read()
+        if line in text.splitlines():
+            return
+        os.unlink(path)
+        with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text + ("" if text.endswith("\n") or not text else "\n") + line + "\n")
+
     def apply(self, patch: Patch) -> Tuple[bool, str]:
         """git apply one patch (all or nothing). Returns (ok, message)."""
         self.note_touched(patch.files)

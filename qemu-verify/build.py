@@ -40,6 +40,24 @@ def build_kernel(work: str, build: str, jobs: int, log: Log) -> None:
                           [f"full log: {log.path}"])
 
 
+# GCC inlines a static function called once into its caller, and then no symbol is left for
+# the context recorder's kprobe. These flags keep the functions that the source did not ask
+# to inline out of line, and change nothing else of the generated code's meaning.
+OUT_OF_LINE = "-fno-inline-functions-called-once -fno-inline-small-functions -fno-inline-functions"
+
+
+def out_of_line_line(obj: str) -> str:
+    """The kbuild line that builds obj (a path under the build dir) with OUT_OF_LINE."""
+    return f"CFLAGS_{os.path.basename(obj)} += {OUT_OF_LINE}"
+
+
+def kbuild_file(work: str, obj: str) -> str:
+    """The file kbuild reads for obj's directory (Kbuild wins over Makefile), relative."""
+    d = os.path.dirname(obj)
+    kb = os.path.join(d, "Kbuild")
+    return kb if os.path.exists(os.path.join(work, kb)) else os.path.join(d, "Makefile")
+
+
 def bzimage(build: str) -> str:
     return os.path.join(build, "arch", "x86", "boot", "bzImage")
 

@@ -20,6 +20,7 @@ class Device:
     qemu: tuple
     guest: tuple
     workload: str
+    programs: tuple = ()     # (program, Debian package): run by the workload, copied with libs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,7 +39,8 @@ def load(path: str = MAP) -> DeviceMap:
             doc = json.load(fh)
         devs = tuple(Device(d["name"], tuple(d["paths"]), tuple(d.get("kconfig", ())),
                             tuple(d.get("qemu", ())), tuple(d.get("guest", ())),
-                            d.get("workload", "")) for d in doc["devices"])
+                            d.get("workload", ""), tuple(sorted(d.get("programs", {}).items())))
+                     for d in doc["devices"])
         nm = tuple((tuple(e["paths"]), e["reason"]) for e in doc.get("no_model", ()))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise VerifyError("config", f"cannot read the device map {path}: {exc}",

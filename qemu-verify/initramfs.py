@@ -14,7 +14,7 @@ from .common import HERE, Log, VerifyError, run
 BUSYBOX = "/bin/busybox"
 APPLETS = ["sh", "mount", "insmod", "cat", "echo", "sed", "grep", "cmp", "reboot", "sleep",
            "ls", "dmesg", "tr", "printf", "wc", "head", "tail", "diff", "test", "[", "true",
-           "false", "basename", "mkdir", "uname"]
+           "false", "basename", "mkdir", "uname", "ip"]
 I2C_TOOLS = ["i2cdetect", "i2cget", "i2cset", "i2cdump"]
 STUB_ADDRS = (0x50, 0x51)
 # STUB_FUNC_ALL of drivers/i2c/i2c-stub.c: the default set plus SMBus block data
@@ -34,6 +34,8 @@ class GuestPlan:
     load_modules: List[str] = dataclasses.field(default_factory=list)        # extra in-tree .ko
     # device-map workloads (devices.json): (device name, shell lines), one suite each
     devices: List[Tuple[str, List[str]]] = dataclasses.field(default_factory=list)
+    # host programs that the device workloads run (devices.json "programs"): name -> path
+    programs: Dict[str, str] = dataclasses.field(default_factory=dict)
 
     def suites(self) -> List[str]:
         s = []
@@ -251,8 +253,8 @@ def build_initramfs(path: str, plan: GuestPlan, modules: Dict[str, str],
         c.file("bin/busybox", f.read(), 0o755)
     for a in APPLETS:
         c.symlink(f"bin/{a}", "busybox")
+    libs = set()
     if plan.i2c_tools:
-        libs = set()
         for t in I2C_TOOLS:
             src = shutil.which(t) or os.path.join("/usr/sbin", t)
             if not os.path.exists(src):
@@ -260,10 +262,15 @@ def build_initramfs(path: str, plan: GuestPlan, modules: Dict[str, str],
             with open(src, "rb") as f:
                 c.file(f"usr/sbin/{t}", f.read(), 0o755)
             libs.update(ldd_libs(src))
-        for lib in sorted(libs):
-            real = os.path.realpath(lib)
-            with open(real, "rb") as f:
-                c.file(lib.lstrip("/"), f.read(), 0o755)
+    for name, src in sorted(plan.programs.items()):
+        with open(src, "rb") as f:
+            c.file(f"usr/bin/{name}", f.read(), 0o755)
+        libs.update(ldd_libs(src))
+    for lib in sorted(libs):
+        real = os.path.realpath(lib)
+        with open(real, "rb") as f:
+            c.file(lib.lstrip("/"), f.read(), 0o755)
+    if plan.i2c_tools:
         c.file("etc/aj/i2cdetect.expected", i2cdetect_expected().encode())
     for name, p in sorted(progs.items()):
         with open(p, "rb") as f:

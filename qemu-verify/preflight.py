@@ -5,6 +5,7 @@ import os
 import shutil
 from typing import List, Tuple
 
+from . import devices
 from .common import VerifyError
 
 # (what verify runs or reads, Debian package): programs on PATH, or absolute paths
@@ -20,14 +21,23 @@ NEEDS: List[Tuple[str, str]] = [
 SBIN = ("/usr/sbin", "/sbin")
 
 
-def _present(what: str) -> bool:
+def where(what: str) -> str:
+    """The path of a program (on PATH or in an sbin directory), or "" when it is missing."""
     if what.startswith("/"):
-        return os.path.exists(what)
-    return bool(shutil.which(what)) or any(os.path.exists(os.path.join(d, what)) for d in SBIN)
+        return what if os.path.exists(what) else ""
+    return shutil.which(what) or next(
+        (os.path.join(d, what) for d in SBIN if os.path.exists(os.path.join(d, what))), "")
+
+
+def _present(what: str) -> bool:
+    return bool(where(what))
 
 
 def missing() -> List[Tuple[str, str]]:
-    return [(w, p) for w, p in NEEDS if not _present(w)]
+    # the device workloads' programs too (devices.json), whichever device a series touches:
+    # the check has to come before the config that says which ones it touches
+    needs = NEEDS + [(prog, pkg) for d in devices.load().devices for prog, pkg in d.programs]
+    return [(w, p) for w, p in needs if not _present(w)]
 
 
 def check() -> None:

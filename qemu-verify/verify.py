@@ -22,6 +22,7 @@ from . import devices as devmod
 from . import initramfs as initmod
 from . import matrix as matrixmod
 from . import parse as parsemod
+from . import preflight
 from . import probes as probemod
 from .common import CACHE, DEFAULT_KSRC, HERE, Log, VerifyError, default_jobs
 
@@ -351,6 +352,9 @@ def run_verify(opt: RunOptions) -> dict:
         t0 = time.monotonic()
         o.working("build")
         buildmod.build_kernel(wt.src, build, opt.jobs, blog)
+        kept = _keep_out_of_line(wt, build, patches, prow, units)
+        if kept:
+            buildmod.build_kernel(wt.src, build, opt.jobs, blog)
         mods = buildmod.build_test_modules(build, os.path.join(root, f"modules-{opt.profile}"),
                                            opt.jobs, blog)
         intree = buildmod.intree_modules(build)
@@ -362,7 +366,9 @@ def run_verify(opt: RunOptions) -> dict:
                     kinds.add(f"module:{u.module}" if u.module else "vmlinux")
             row["built_in"] = ",".join(sorted(kinds)) if kinds else "no"
         stage("build", True, f"bzImage + {len(intree)} in-tree module(s) + "
-                             f"{len(mods)} test module(s)", t0)
+                             f"{len(mods)} test module(s)"
+                             + (f"; rebuilt with patched functions kept out of line for the "
+                                f"probes: {', '.join(kept)}" if kept else ""), t0)
 
         # ---------------------------------------------------------------- initramfs
         t0 = time.monotonic()
@@ -399,6 +405,7 @@ def run_verify(opt: RunOptions) -> dict:
                     add_probes(p.index, fn, objs, u.module, f, bool(u.objects), u.reason)
         plan.probes = sorted(set(probes))
         plan.devices = [(d.name, list(d.guest)) for d in driven if d.guest]
+        plan.programs = {prog: preflight.where(prog) for d in driven for prog, _pkg in d.programs}
         qemu_extra = [a for d in driven for a in d.qemu]
         need = {"aj_exit"} | ({"aj_demo"} if plan.demo else set()) | \
                ({"aj_i2c_record"} if plan.record else set()) | \
@@ -799,6 +806,28 @@ def _parse_into(res, console, prow, plan, o, stage, br, ctx_rows=()):
                            ([f"last console lines: {' / '.join(parsemod.last_lines(console, 4))}"]
                             if br.verdict_code is None else [])))
     res["verdict"] = "pass"
+
+
+def _keep_out_of_line(wt, build, patches, prow, units) -> List[str]:
+    """Patched functions of a .c file that GCC inlined away: their objects get the kbuild
+    line that keeps them out of line, so the context recorder can probe them. A function
+    the source declares inline stays inline (probes.py probes its callers). Returns the
+    objects rebuilt."""
+    objs = set()
+    for p, row in zip(patches, prow):
+        for f, fns in sorted(row.get("_probe_files", {}).items()):
+            u = units.get(f)
+            if not (u and u.objects and f.endswith(".c")):
+                continue
+            built = [os.path.join(build, o) for o in u.objects]
+            with open(os.path.join(wt.src, f), encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            for fn in fns:
+                if not probemod.is_inline_in(text, fn) and not probemod.resolve_symbols(built, fn):
+                    objs.update(o for o in u.objects if os.path.exists(os.path.join(build, o)))
+    for o in sorted(objs):
+        wt.append_line(buildmod.kbuild_file(wt.src, o), buildmod.out_of_line_line(o))
+    return sorted(objs)
 
 
 def _finish(res, prow, o, staging, out_dir, timings, t_all):

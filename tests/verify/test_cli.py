@@ -71,7 +71,8 @@ def test_missing_dependency_stops_before_any_build(tmp_path):
     import shutil
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    for tool in ("gcc", "make", "flex", "bison", "bc", "perl", "patch", "cpio", "i2cget"):
+    for tool in ("gcc", "make", "flex", "bison", "bc", "perl", "patch", "cpio", "i2cget",
+                 "rdma"):
         src = shutil.which(tool) or os.path.join("/usr/sbin", tool)
         if os.path.exists(src):
             os.symlink(src, bindir / tool)
@@ -81,3 +82,21 @@ def test_missing_dependency_stops_before_any_build(tmp_path):
     assert "apt-get install -y" in p.stderr and "qemu-system-x86" in p.stderr
     assert len([l for l in p.stderr.splitlines() if l.startswith("CRITICAL")]) == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_a_device_workloads_program_is_a_dependency_too(tmp_path):
+    """devices.json names the programs its workloads run; verify checks them up front."""
+    import shutil
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("qemu-system-x86_64", "gcc", "make", "flex", "bison", "bc", "perl", "patch",
+                 "cpio", "i2cget"):
+        src = shutil.which(tool) or os.path.join("/usr/sbin", tool)
+        if os.path.exists(src):
+            os.symlink(src, bindir / tool)
+    if os.path.exists("/sbin/rdma") or os.path.exists("/usr/sbin/rdma"):
+        pytest.skip("rdma is in an sbin directory, which verify always searches")
+    env = dict(os.environ, PATH=str(bindir))
+    p = run("run", "--series", "none", "--output", str(tmp_path / "o"), env=env)
+    _critical(p, "deps", "rdma")
+    assert "iproute2" in p.stderr and not (tmp_path / "o").exists()

@@ -85,6 +85,10 @@ def test_device_map_reasons():
         "not built into the x86_64 test kernel (other architecture: not compile-tested on x86_64)"
     assert devices.unreachable_reason(dm, "drivers/misc/foo.c", True, None) == \
         "no device in qemu-verify/devices.json drives drivers/misc/foo.c"
+    rxe = devices.driver_of(dm, "drivers/infiniband/ulp/srpt/ib_srpt.c")
+    assert rxe.name == "soft_roce" and "RDMA_RXE" in rxe.kconfig
+    assert ("rdma", "iproute2") in rxe.programs and "virtio-net-pci" in " ".join(rxe.qemu)
+    assert devices.driver_of(dm, "drivers/infiniband/hw/mlx5/main.c") is None
     # a directory prefix matches files below it only, never a sibling with the same stem
     assert devices.driver_of(dm, "drivers/i2c/i2c-core-base.c.orig") is None
 

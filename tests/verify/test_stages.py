@@ -294,6 +294,47 @@ def test_work_copy_never_touches_ksrc(tmp_path):
     assert not ok and msg
 
 
+def test_a_kbuild_line_for_the_probes_goes_into_the_copy_only(tmp_path):
+    """An inlined patched function: its object gets CFLAGS_<obj> += OUT_OF_LINE in the
+    copy's Makefile (Kbuild when the directory has one), never in KSRC, whose inodes the
+    copy shares; the next run puts KSRC's file back."""
+    k = _tree(tmp_path)
+    (k / "drivers/x/Makefile").write_text("obj-y += x.o\nCFLAGS_x.o := -I$(src)\n")
+    before = (k / "drivers/x/Makefile").read_text()
+    wt = apply.WorkTree(str(k), str(tmp_path / "work"), common.Log(str(tmp_path / "log")))
+    wt.prepare()
+    rel = build.kbuild_file(wt.src, "drivers/x/x.o")
+    assert rel == "drivers/x/Makefile"
+    line = build.out_of_line_line("drivers/x/x.o")
+    assert line.startswith("CFLAGS_x.o += ") and "-fno-inline-functions-called-once" in line
+    wt.append_line(rel, line)
+    wt.append_line(rel, line)                 # once is enough: a rerun adds nothing
+    copy = open(os.path.join(wt.src, rel)).read()
+    assert copy == before + line + "\n"      # += keeps the Makefile's own -I$(src)
+    assert (k / "drivers/x/Makefile").read_text() == before
+    assert wt.prepare() == "reused"
+    assert open(os.path.join(wt.src, rel)).read() == before
+    (k / "drivers/x/Kbuild").write_text("obj-y += x.o\n")
+    assert build.kbuild_file(str(k), "drivers/x/x.o") == "drivers/x/Kbuild"
+
+
+def test_a_device_program_goes_into_the_initramfs_with_its_libraries(tmp_path):
+    """devices.json "programs": the soft-RoCE workload runs iproute2's rdma in the guest."""
+    from qemu_verify import preflight
+    rdma = preflight.where("rdma")
+    if not rdma:
+        pytest.skip("iproute2 is not installed (make setup installs it)")
+    plan = initramfs.GuestPlan(userspace=False, i2c_tools=False, demo=False, record=False,
+                               programs={"rdma": rdma})
+    out = initramfs.build_initramfs(str(tmp_path / "i.cpio"), plan, {}, {})
+    r = subprocess.run(["cpio", "-it", "--quiet"], stdin=open(out, "rb"),
+                       stdout=subprocess.PIPE, text=True, check=True)
+    names = set(r.stdout.split())
+    assert "usr/bin/rdma" in names and "bin/ip" in names
+    for lib in initramfs.ldd_libs(rdma):
+        assert lib.lstrip("/") in names, lib
+
+
 def test_not_a_kernel_tree(tmp_path):
     with pytest.raises(common.VerifyError) as e:
         apply.check_ksrc(str(tmp_path))
