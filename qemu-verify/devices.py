@@ -21,6 +21,9 @@ class Device:
     guest: tuple
     workload: str
     programs: tuple = ()     # (program, Debian package): run by the workload, copied with libs
+    # functions of the driven files that the device never runs: (function, why); a patched
+    # one is reported with the reason instead of failing the stage
+    not_driven: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +42,8 @@ def load(path: str = MAP) -> DeviceMap:
             doc = json.load(fh)
         devs = tuple(Device(d["name"], tuple(d["paths"]), tuple(d.get("kconfig", ())),
                             tuple(d.get("qemu", ())), tuple(d.get("guest", ())),
-                            d.get("workload", ""), tuple(sorted(d.get("programs", {}).items())))
+                            d.get("workload", ""), tuple(sorted(d.get("programs", {}).items())),
+                            tuple(sorted(d.get("not_driven", {}).items())))
                      for d in doc["devices"])
         nm = tuple((tuple(e["paths"]), e["reason"]) for e in doc.get("no_model", ()))
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -61,13 +65,16 @@ def touched_devices(dm: DeviceMap, files: List[str]) -> List[Device]:
     return seen
 
 
-def unreachable_reason(dm: DeviceMap, path: str, built: bool, build_reason: Optional[str]
-                       ) -> Optional[str]:
-    """None when the map drives the file in a kernel that builds it; else why it cannot run."""
+def unreachable_reason(dm: DeviceMap, path: str, built: bool, build_reason: Optional[str],
+                       function: Optional[str] = None) -> Optional[str]:
+    """None when the map drives the file (and the function) in a kernel that builds it;
+    else why it cannot run."""
     if not built:
         return "not built into the x86_64 test kernel" + (f" ({build_reason})" if build_reason else "")
-    if driver_of(dm, path):
-        return None
+    d = driver_of(dm, path)
+    if d:
+        why = dict(d.not_driven).get(function) if function else None
+        return f"{d.name} does not run {function}(): {why}" if why else None
     for paths, reason in dm.no_model:
         if _matches(path, paths):
             return reason

@@ -14,7 +14,7 @@ from .common import HERE, Log, VerifyError, run
 BUSYBOX = "/bin/busybox"
 APPLETS = ["sh", "mount", "insmod", "cat", "echo", "sed", "grep", "cmp", "reboot", "sleep",
            "ls", "dmesg", "tr", "printf", "wc", "head", "tail", "diff", "test", "[", "true",
-           "false", "basename", "mkdir", "uname", "ip"]
+           "false", "basename", "mkdir", "uname", "ip", "dd"]
 I2C_TOOLS = ["i2cdetect", "i2cget", "i2cset", "i2cdump"]
 STUB_ADDRS = (0x50, 0x51)
 # STUB_FUNC_ALL of drivers/i2c/i2c-stub.c: the default set plus SMBus block data
@@ -45,9 +45,10 @@ class GuestPlan:
             s.append("i2c_tools")
         if self.demo:
             s.append("aj_demo")
+        s += [f"device_{name}" for name, _lines in self.devices]
+        # last: its third case runs at shutdown (reboot), so its result closes the KTAP
         if self.record:
             s.append("aj_i2c_record")
-        s += [f"device_{name}" for name, _lines in self.devices]
         return s
 
 

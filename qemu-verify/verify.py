@@ -668,7 +668,7 @@ def _context_rows(patches, prow, targets, claims, series, dmap):
                          "region": bool(c and c.get("region")),
                          "inlined": t["inlined"],
                          "unreachable": devmod.unreachable_reason(dmap, t["file"], t["built"],
-                                                                  t["build_reason"]),
+                                                                  t["build_reason"], fn),
                          "driven_by": (devmod.driver_of(dmap, t["file"]).name
                                        if devmod.driver_of(dmap, t["file"]) else None)})
     return rows

@@ -89,6 +89,12 @@ def test_device_map_reasons():
     assert rxe.name == "soft_roce" and "RDMA_RXE" in rxe.kconfig
     assert ("rdma", "iproute2") in rxe.programs and "virtio-net-pci" in " ".join(rxe.qemu)
     assert devices.driver_of(dm, "drivers/infiniband/hw/mlx5/main.c") is None
+    # a driven file's function that the device never runs says why, and fails nothing
+    assert devices.driver_of(dm, "drivers/scsi/scsi_lib.c").name == "virtio_scsi_disk"
+    assert devices.unreachable_reason(dm, "drivers/scsi/scsi_lib.c", True, None,
+                                      "scsi_init_command") is None
+    why = devices.unreachable_reason(dm, "drivers/scsi/scsi_lib.c", True, None, "scsi_kmap_atomic_sg")
+    assert why.startswith("virtio_scsi_disk does not run scsi_kmap_atomic_sg(): ") and "esp_scsi" in why
     # a directory prefix matches files below it only, never a sibling with the same stem
     assert devices.driver_of(dm, "drivers/i2c/i2c-core-base.c.orig") is None
 

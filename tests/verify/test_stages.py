@@ -193,6 +193,16 @@ def test_device_workload_is_a_suite_of_its_own():
     assert "set -e; cat /dev/hwrng | head -c 64 > /dev/null" in s
 
 
+def test_the_suite_that_ends_at_shutdown_comes_last():
+    """aj_i2c_record's last case runs during the reboot: a device suite after it would be
+    read as nested in it (seen with the soft-RoCE workload: "expected test number 4, got 3")."""
+    plan = initramfs.GuestPlan(devices=[("soft_roce", ["true"])])
+    assert plan.suites()[-1] == "aj_i2c_record"
+    assert plan.suites().index("device_soft_roce") == len(plan.suites()) - 2
+    s = initramfs.guest_script(plan)
+    assert s.index("device_soft_roce") < s.index("insmod /lib/aj/aj_i2c_record.ko")
+
+
 def test_i2cdetect_expected_layout():
     out = initramfs.i2cdetect_expected().splitlines()
     assert out[0].startswith("     0  1  2")
