@@ -18,6 +18,26 @@ def test_real_console_passes():
                                              "late_shutdown_atomic_path"]
 
 
+def test_a_real_device_workload_console():
+    """make verify PREDICATES=all on 6.1: the soft-RoCE suite (rdma_rxe, ib_srpt, ib_srp)
+    between the built-in suites and aj_i2c_record, and the recorder's counts for the two
+    patched srpt functions, each with the caller it was entered from."""
+    from qemu_verify import claims
+    text = golden("console-soft-roce.log")
+    t = parse.parse_ktap(text)
+    assert t.status == Status.SUCCESS, parse.failures(t)
+    assert [s.name for s in t.subtests] == ["i2c_stub_userspace", "i2c_tools", "aj_demo",
+                                           "device_soft_roce", "aj_i2c_record"]
+    ctx = parse.contexts(text)
+    for ev, caller in (("p7_srpt_cm_req_recv", "srpt_rdma_cm_req_recv+"),
+                       ("p7_srpt_release_sport", "srpt_remove_one+")):
+        rec = ctx[ev]
+        assert (rec["hits"], rec["sleepable"], rec["irqs_off"]) == (1, 1, 0)
+        assert rec["callers"]["sleepable"].startswith(caller)
+        assert claims.check("sleepable-proven", rec)[0] != "violated"
+    assert not parse.scan_splats(text).unexpected
+
+
 def test_truncated_console_is_crashed_not_pass():
     t = parse.parse_ktap(golden("console-truncated.log"))
     assert t.status == Status.CRASHED
