@@ -21,6 +21,7 @@ from . import config as configmod
 from . import devices as devmod
 from . import initramfs as initmod
 from . import matrix as matrixmod
+from . import memo as memomod
 from . import parse as parsemod
 from . import preflight
 from . import probes as probemod
@@ -250,6 +251,29 @@ def run_verify(opt: RunOptions) -> dict:
         # what the test kernel cannot build goes through the compile matrix (allmodconfig,
         # cross compilers): built unpatched first, for the warning baseline
         mx, mplan, mbase = None, {}, {}
+        memo = memomod.CompileMemo(os.path.join(root, f"compile-memo-{opt.profile}.json"))
+        cfg_id = configmod.config_key(wt.src, dotconfig)
+        series_files = sorted({f for p in patches for f in p.files})
+
+        # keyed by the series' files as they stand in the copy at this point of the series
+        def matrix_compile(cfg, objs):
+            k = memo.key(f"matrix {cfg!r}", objs, wt.src, series_files)
+            hit = memo.get(k)
+            if hit is None:
+                hit = {o: list(r) for o, r in mx.compile(cfg, objs).items()}
+                if all(r[0] for r in hit.values()):
+                    memo.put(k, hit)
+            return hit
+
+        def kernel_compile(objs):
+            k = memo.key(f"kernel {cfg_id}", objs, wt.src, series_files)
+            hit = memo.get(k)
+            if hit is None:
+                hit = buildmod.compile_objects(wt.src, build, objs, opt.jobs, blog)
+                if all(r["ok"] for r in hit.values()):
+                    memo.put(k, hit)
+            return hit
+
         for f in sorted(u.file for u in units.values() if not u.objects and u.file.endswith(".c")):
             mx = mx or matrixmod.Matrix(wt.src, os.path.join(root, "matrix"), blog, opt.jobs)
             try:
@@ -258,7 +282,7 @@ def run_verify(opt: RunOptions) -> dict:
                 cfg, objs = None, f"the compile matrix could not configure: {exc}"
             if cfg:
                 mplan[f] = (cfg, objs)
-                mbase.update(mx.compile(cfg, objs))
+                mbase.update(matrix_compile(cfg, objs))
             else:
                 units[f] = dataclasses.replace(units[f], reason=f"{units[f].reason}; {objs}")
         n_new_warn = 0
@@ -287,7 +311,7 @@ def run_verify(opt: RunOptions) -> dict:
                      if c in mplan), None) if u and not u.objects else None
                 if via:
                     ent["objects"], ent["config"], ent["reason"] = list(via[1]), via[0][0], None
-                    for obj, (good, err, warns) in sorted(mx.compile(*via).items()):
+                    for obj, (good, err, warns) in sorted(matrix_compile(*via).items()):
                         if not good:
                             ent["error"] = err
                             states.append("error")
@@ -298,7 +322,7 @@ def run_verify(opt: RunOptions) -> dict:
                             states.append("new-warnings")
                     states.append("ok")
                 elif u and u.objects:
-                    r = buildmod.compile_objects(wt.src, build, u.objects, opt.jobs, blog)
+                    r = kernel_compile(u.objects)
                     for obj, rr in r.items():
                         if not rr["ok"]:
                             ent["error"] = rr["error"]
@@ -321,8 +345,11 @@ def run_verify(opt: RunOptions) -> dict:
                 raise VerifyError("compile", f"patch {p.index} {p.name} does not compile",
                                   [f"build log: {os.path.relpath(out_dir, REPO)}/build.log"],
                                   [err])
+        memo.save()
         if not opt.kdir:
-            stage("apply", True, f"{len(patches)}/{len(patches)} patches applied in order", t0)
+            stage("apply", True, f"{len(patches)}/{len(patches)} patches applied in order"
+                                 + (f" ({len(memo.hits)} compile result(s) reused: the same "
+                                    "files, config and compiler as before)" if memo.hits else ""), t0)
         if opt.compile_test and not opt.kdir:
             nct = sorted({e["file"] + ": " + (e["reason"] or "") for r in prow
                           for e in r["compile"] if not e["objects"]})
