@@ -378,10 +378,21 @@ def run_verify(opt: RunOptions) -> dict:
         # ---------------------------------------------------------------- build
         t0 = time.monotonic()
         o.working("build")
+        # the objects the last run had to keep out of line get the line before the build,
+        # so a warm run builds them once
+        kept_path = os.path.join(root, f"out-of-line-{opt.profile}.json")
+        kept = _read_json_list(kept_path)
+        mine = {o for u in units.values() for o in u.objects}
+        for obj in kept:
+            if obj in mine:
+                wt.append_line(buildmod.kbuild_file(wt.src, obj), buildmod.out_of_line_line(obj))
+        kept = [obj for obj in kept if obj in mine]
         buildmod.build_kernel(wt.src, build, opt.jobs, blog)
-        kept = _keep_out_of_line(wt, build, patches, prow, units)
-        if kept:
+        more = [obj for obj in _keep_out_of_line(wt, build, patches, prow, units) if obj not in kept]
+        if more:
             buildmod.build_kernel(wt.src, build, opt.jobs, blog)
+        kept = sorted(set(kept) | set(more))
+        _write_json_list(kept_path, kept)
         mods = buildmod.build_test_modules(build, os.path.join(root, f"modules-{opt.profile}"),
                                            opt.jobs, blog)
         intree = buildmod.intree_modules(build)
@@ -394,8 +405,8 @@ def run_verify(opt: RunOptions) -> dict:
             row["built_in"] = ",".join(sorted(kinds)) if kinds else "no"
         stage("build", True, f"bzImage + {len(intree)} in-tree module(s) + "
                              f"{len(mods)} test module(s)"
-                             + (f"; rebuilt with patched functions kept out of line for the "
-                                f"probes: {', '.join(kept)}" if kept else ""), t0)
+                             + (f"; patched functions kept out of line for the probes in: "
+                                f"{', '.join(kept)}" if kept else ""), t0)
 
         # ---------------------------------------------------------------- initramfs
         t0 = time.monotonic()
@@ -833,6 +844,22 @@ def _parse_into(res, console, prow, plan, o, stage, br, ctx_rows=()):
                            ([f"last console lines: {' / '.join(parsemod.last_lines(console, 4))}"]
                             if br.verdict_code is None else [])))
     res["verdict"] = "pass"
+
+
+def _read_json_list(path: str) -> List[str]:
+    try:
+        with open(path) as f:
+            v = json.load(f)
+        return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+    except (OSError, ValueError):
+        return []
+
+
+def _write_json_list(path: str, items: List[str]) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(items, f)
+    os.replace(tmp, path)
 
 
 def _keep_out_of_line(wt, build, patches, prow, units) -> List[str]:
