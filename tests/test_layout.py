@@ -21,7 +21,7 @@ CONTRACT = "findings"
 DRIVERS = {"pipeline", "cli", "bench", "__main__"}
 # qemu-verify: a module may import only modules of a strictly lower rank.
 VERIFY_RANK = {"common": 0, "parse": 1, "probes": 1, "apply": 1, "boot": 1, "build": 1, "compile": 1,
-               "config": 1, "initramfs": 1, "preflight": 1, "claims": 1, "devices": 1, "matrix": 2, "verify": 3, "extras": 4, "cli": 5, "__main__": 6,
+               "config": 1, "initramfs": 1, "preflight": 2, "claims": 1, "devices": 1, "memo": 1, "matrix": 2, "verify": 3, "extras": 4, "cli": 5, "__main__": 6,
                "__init__": 0}
 
 
