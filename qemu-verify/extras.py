@@ -180,7 +180,15 @@ def cmd_bench(a) -> int:
     root = os.path.join(CACHE, "verify", tree)
     series = a.series or os.path.join(SERIES, "smoke")
     figures = {}
+    # cold means nothing of an earlier bench run is reused: its build, its remembered
+    # compile results and out-of-line objects, its modules and initramfs
     shutil.rmtree(os.path.join(root, "build-bench"), ignore_errors=True)
+    shutil.rmtree(os.path.join(root, "modules-bench"), ignore_errors=True)
+    for name in ("compile-memo-bench.json", "out-of-line-bench.json", "initramfs-bench.cpio"):
+        try:
+            os.unlink(os.path.join(root, name))
+        except FileNotFoundError:
+            pass
     t = time.monotonic()
     r = verify.run_verify(_opts(a, series=series, profile="bench", label="bench-cold",
                            output=_reports(a, "verify-bench")))

@@ -10,12 +10,13 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "classify", 
 ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu", "fx_under_preempt",
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
-              "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked"]
+              "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
              "fxk_crtc_flush": "GFP_KERNEL", "fxk_commit_tail": "GFP_KERNEL", "fxk_vendor_set": "GFP_KERNEL",
-             "fxk_vendor_dump": "GFP_KERNEL", "fxk_genl_get": "GFP_KERNEL", "fxk_get_drvinfo": "GFP_KERNEL"}
+             "fxk_vendor_dump": "GFP_KERNEL", "fxk_genl_get": "GFP_KERNEL", "fxk_get_drvinfo": "GFP_KERNEL",
+             "fxn_ioctl": "GFP_KERNEL", "fxn_own_xmit": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -157,6 +158,7 @@ def test_every_finding_classified(fixture_findings):
 @pytest.mark.parametrize("fn,cls,quote", [
     ("fx_doc_start", "sleepable-proven", "Must be implemented and can sleep."),
     ("fx_doc_tx", "atomic-proven", "Must be atomic."),
+    ("fx_doc_tx_rt", "atomic-proven", "Must be atomic."),
     ("fx_doc_reset", "sleepable-proven", "This callback is called from process context."),
     ("fx_doc_attach", "sleepable-proven", "Called with the fxbus mutex held."),
     ("fx_doc_detect", "sleepable-proven", "Note that the bus core will already hold &fxbus_core.conn_mutex."),
@@ -192,6 +194,28 @@ def test_a_member_call_names_the_store_and_the_call(fixture_findings):
     assert [e["fact"] for e in calls] == [
         "fxm_irq() calls fxm_notify() through ->notify (stored at drivers/fxm/fxm_core.c:74)"]
     assert calls[0]["line"] == 48              # dev->notify(dev), under `if (dev->notify)`
+
+
+@pytest.mark.parametrize("fn,fact", [
+    ("fxn_xmit", "fxn_xmit(): net_device.hard_start_xmit, the legacy member for ndo_start_xmit (BHs disabled, "
+                 "tx lock held) (stored by `ndev->hard_start_xmit = fxn_xmit`)"),
+    ("fxn_ioctl", "fxn_ioctl(): net_device.do_ioctl, the legacy member for ndo_do_ioctl (process context) "
+                  "(stored by `ndev->do_ioctl = &fxn_ioctl`)"),
+])
+def test_a_legacy_net_device_member_has_its_ndo_context(fixture_findings, fn, fact):
+    """`ndev->hard_start_xmit = fn` on a struct net_device (pre-2.6.29 members, still set by
+    vendor drivers under a version check) is a registration of the ndo_ counterpart."""
+    rec = fixture_findings[fn]
+    assert [e["fact"] for e in rec["evidence"] if e["kind"] == "registration"] == [fact], facts(rec)
+
+
+def test_a_member_named_like_a_legacy_one_on_the_drivers_own_struct(fixture_findings):
+    """The same member name on the driver's own struct is settled by the calls through it
+    (a work item), not by net_device's table."""
+    rec = fixture_findings["fxn_own_xmit"]
+    assert not any("ndo_start_xmit" in e["fact"] for e in rec["evidence"]), facts(rec)
+    assert [e["fact"] for e in rec["evidence"] if e["kind"] == "call"] == [
+        "fxn_work() calls fxn_own_xmit() through ->hard_start_xmit (stored at drivers/fxn/fxn.c:62)"]
 
 
 @pytest.mark.parametrize("fn,member,source", [

@@ -193,6 +193,9 @@ STRUCT_FIELDS = {
     ("net_device_ops", "ndo_open"): (SLEEPABLE, "ndo_open (process context, RTNL held)"),
     ("net_device_ops", "ndo_stop"): (SLEEPABLE, "ndo_stop (process context, RTNL held)"),
     ("net_device_ops", "ndo_do_ioctl"): (SLEEPABLE, "ndo_do_ioctl (process context)"),
+    # Documentation/networking/netdevices.rst: "ndo_get_stats: Synchronization: rtnl_lock()
+    # semaphore, dev_base_lock rwlock, or RCU. Context: atomic (can't sleep under rwlock or RCU)"
+    ("net_device_ops", "ndo_get_stats"): (ATOMIC, "ndo_get_stats (dev_base_lock or RCU may be held)"),
     ("net_device_ops", "ndo_eth_ioctl"): (SLEEPABLE, "ndo_eth_ioctl (process context)"),
     ("net_device_ops", "ndo_siocdevprivate"): (SLEEPABLE, "ndo_siocdevprivate (process context)"),
     ("net_device_ops", "ndo_change_mtu"): (SLEEPABLE, "ndo_change_mtu (RTNL held)"),
@@ -233,6 +236,27 @@ STRUCT_FIELDS = {
     ("hrtimer", "function"): (ATOMIC, "hrtimer callback"),
     ("timer_list", "function"): (ATOMIC, "timer callback"),
 }
+# The members of struct net_device that net_device_ops replaced in 2.6.29, which vendor
+# drivers still set under #if LINUX_VERSION_CODE (`ndev->hard_start_xmit = fn`): the core
+# called each where it now calls the counterpart.
+LEGACY_NETDEV = {
+    "open": "ndo_open", "stop": "ndo_stop", "init": "ndo_init", "uninit": "ndo_uninit",
+    "hard_start_xmit": "ndo_start_xmit", "tx_timeout": "ndo_tx_timeout",
+    "set_multicast_list": "ndo_set_rx_mode", "set_rx_mode": "ndo_set_rx_mode",
+    "get_stats": "ndo_get_stats", "do_ioctl": "ndo_do_ioctl", "change_mtu": "ndo_change_mtu",
+    "set_mac_address": "ndo_set_mac_address",
+}
+
+
+def member_context(stype, field):
+    """(context, what) of a function stored into member `field` of the kernel's struct
+    `stype`, by initialiser or by assignment, where the kernel documents it; else None."""
+    if stype == "net_device" and field in LEGACY_NETDEV:
+        ctx, what = STRUCT_FIELDS[("net_device_ops", LEGACY_NETDEV[field])]
+        return ctx, f"net_device.{field}, the legacy member for {what}"
+    return STRUCT_FIELDS.get((stype, field)) or STRUCT_FIELDS.get((stype, "*"))
+
+
 FIELD_ONLY = {
     # fields whose name alone says the context, whatever the (unseen) struct type
     "ndo_start_xmit": (ATOMIC, "ndo_start_xmit (BHs disabled, tx lock held)"),

@@ -352,8 +352,10 @@ def classify_mention(ff, name, off, line, kind, defs_here):
     if init is not None and init[0] != "?runtime":
         return ("init", init)
     if init is not None:
-        lhs = text[max(0, off - 200):off]
-        return ("assign", (init[1], lhs.rsplit(";", 1)[-1].rsplit("{", 1)[-1].strip()))
+        lhs = re.split(r"[;{}]", text[max(0, off - 200):off])[-1]
+        # the statement starts after a directive line (`#if LINUX_VERSION_CODE < ...`)
+        lhs = re.split(r"^[ \t]*#.*$", lhs, flags=re.M)[-1]
+        return ("assign", (init[1], lhs.strip()))
     callee, idx = _enclosing_call(text, off)
     if callee:
         return ("call-arg", (callee, idx))

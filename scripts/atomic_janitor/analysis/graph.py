@@ -555,23 +555,7 @@ class Graph:
             stype, field = detail
             if stype and ">" in stype:
                 stype = member_calls.nested_type(self, stype)
-            ent = E.STRUCT_FIELDS.get((stype, field)) or E.STRUCT_FIELDS.get((stype, "*"))
-            if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS \
-                    and not any(w in stype for w in E.DRIVER_ATOMIC_TYPES):
-                ent = (E.SLEEPABLE, f"{stype}.{field} (driver model callback, process context)")
-            elif stype == "dev_pm_ops" and field in E.PM_SLEEP_FIELDS:
-                ent = (E.SLEEPABLE, f"dev_pm_ops.{field} (system sleep callback)")
-            elif field in E.RUNTIME_PM_FIELDS and stype in ("dev_pm_ops", None):
-                ent = self._runtime_pm(n, ff, f"dev_pm_ops.{field}")
-            elif stype == "notifier_block" and field == "notifier_call":
-                ent = self._notifier(ff, line)
-            elif stype == "snd_pcm_ops" and field in ("trigger", "pointer") and not self._pcm_nonatomic(cf):
-                # sound/core/pcm_native.c: snd_pcm_stream_lock_irq() takes the stream's
-                # spinlock with IRQs off unless pcm->nonatomic is set.
-                ent = (E.ATOMIC, f"PCM {field}: ALSA calls it under the PCM stream lock with IRQs off "
-                                 "(spin_lock_irq(); the driver never sets ->nonatomic)")
-            elif ent is None and field in E.FIELD_ONLY:
-                ent = E.FIELD_ONLY[field]
+            ent = self._table_context(n, ff, stype, field, line)
             if ent is None:
                 # The subsystem's kernel-doc may say; looked up once the round is expanded.
                 self._pending_docs.append((n, stype, field, cf, line))
@@ -600,6 +584,29 @@ class Graph:
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
         else:
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
+
+    def _table_context(self, n, ff, stype, field, line):
+        """The context the tables give a function an initialiser stores into member `field`
+        of struct `stype` (None: not known)."""
+        cf = ff.rel
+        ent = E.member_context(stype, field)
+        if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS \
+                and not any(w in stype for w in E.DRIVER_ATOMIC_TYPES):
+            ent = (E.SLEEPABLE, f"{stype}.{field} (driver model callback, process context)")
+        elif stype == "dev_pm_ops" and field in E.PM_SLEEP_FIELDS:
+            ent = (E.SLEEPABLE, f"dev_pm_ops.{field} (system sleep callback)")
+        elif field in E.RUNTIME_PM_FIELDS and stype in ("dev_pm_ops", None):
+            ent = self._runtime_pm(n, ff, f"dev_pm_ops.{field}")
+        elif stype == "notifier_block" and field == "notifier_call":
+            ent = self._notifier(ff, line)
+        elif stype == "snd_pcm_ops" and field in ("trigger", "pointer") and not self._pcm_nonatomic(cf):
+            # sound/core/pcm_native.c: snd_pcm_stream_lock_irq() takes the stream's
+            # spinlock with IRQs off unless pcm->nonatomic is set.
+            ent = (E.ATOMIC, f"PCM {field}: ALSA calls it under the PCM stream lock with IRQs off "
+                             "(spin_lock_irq(); the driver never sets ->nonatomic)")
+        elif ent is None and field in E.FIELD_ONLY:
+            ent = E.FIELD_ONLY[field]
+        return ent
 
     def _resolve_docs(self):
         """Callbacks the tables do not know: the context their kernel-doc states, else unknown.

@@ -39,6 +39,17 @@ def resolve(g):
     def plan(n, stype, field, cf, line, lhs):
         if stype is None and lhs is not None:
             stype = _lhs_type(g, g.facts[cf], lhs, field, line)
+            if stype is not None:
+                # a store into a member whose context the tables know, as an initialiser of
+                # that member would be (`ndev->hard_start_xmit = fn` on a net_device)
+                ent = E.member_context(stype, field)
+                if ent is not None:
+                    return (n, stype, field, cf, line, lhs, None, ent + ("registration",))
+                root = driver_root(cf, g.tree.kind)
+                doc = g.docs.lookup(stype, field, ["include", root] if root else ["."])
+                if doc:
+                    return (n, stype, field, cf, line, lhs, None,
+                            (doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})", "documented"))
         key = (stype, field, driver_root(cf, g.tree.kind) if stype is None else None)
         if key not in g._member_files:
             g._member_files[key] = _candidate_files(g, stype, field, cf)
@@ -52,11 +63,14 @@ def resolve(g):
                           for i, p in enumerate(plans) if p[7] is None})
     new = []
     for i, (n, stype, field, cf, line, lhs, files, why) in enumerate(plans):
+        if isinstance(why, tuple):         # plan() found the member's context in the tables
+            n.entries.append((why[0], f"{why[1]} (stored by `{_store(lhs, n.name)}`)", cf, line, why[2]))
+            continue
         calls = None
         if why is None:
             calls, why = found[i]
         if why is not None:
-            what = (f"function pointer stored at run time ({lhs} {n.name})" if lhs is not None else
+            what = (f"function pointer stored at run time ({_store(lhs, n.name)})" if lhs is not None else
                     f"callback {('struct ' + stype) if stype else 'initialiser'} .{field} (context of this "
                     "callback not known)")
             n.entries.append((E.UNKNOWN, f"{what}: {why}", cf, line, "registration"))
@@ -68,6 +82,11 @@ def resolve(g):
             if not caller.expanded:
                 new.append(caller)
     return new
+
+
+def _store(lhs, name):
+    """`dev->xmit = fn`, `dev->xmit = &fn`: the store as the source writes it."""
+    return f"{lhs}{'' if lhs.endswith('&') else ' '}{name}"
 
 
 def _text(g, rel):
