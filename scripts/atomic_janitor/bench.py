@@ -1,15 +1,16 @@
 """`make bench`: time the scan (cold and warm cache, detection and classification apart)
-against the kernel's own `make coccicheck MODE=report` running the detection rule."""
+against the kernel's own `make coccicheck MODE=report` running the detection rule, and count
+what the tree's macro file lets spatch parse that it could not before."""
 
 import os
 import resource
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
+from . import deps, family, macrofile, pipeline
 from . import tree as treemod
-from . import family
-from . import pipeline
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "cocci", "in_atomic.cocci")
 
@@ -58,6 +59,34 @@ def _coccicheck(tree, predicates, jobs, build, tmp):
     return sum(1 for l in res.stdout.splitlines() if l.endswith("context predicate use"))
 
 
+def _parse_errors(root, files, macro_file, jobs):
+    """spatch's own count of the top-level definitions it could not parse (`--parse-c`, one
+    BAD marker each) in `files`, with the given macro file or none."""
+    exe = deps.spatch_command()
+    opts = ["--no-includes", "--include-headers"] + (["--macro-file", macro_file] if macro_file else [])
+    groups = [files[i::max(1, jobs)] for i in range(max(1, jobs))]
+
+    def count(group):
+        if not group:
+            return 0
+        res = subprocess.run([*exe, "--parse-c", *opts, *group], cwd=root, capture_output=True, text=True,
+                             errors="replace", check=False)
+        return sum(1 for l in (res.stdout + res.stderr).splitlines() if l.startswith("BAD:!!!!!"))
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return sum(pool.map(count, groups))
+
+
+def _parse_recovery(tree, doc, jobs, tmp):
+    """What the tree's macro file (macrofile.py) recovers, in the files that hold sites."""
+    files = sorted({f["file"] for f in doc["findings"] if f.get("file")})
+    macro_file = macrofile.build(tree, tmp)
+    without = _parse_errors(tree.root, files, None, jobs)
+    with_file = _parse_errors(tree.root, files, macro_file, jobs) if macro_file else without
+    print(f"parse recovery: top-level definitions spatch could not parse in the {len(files)} files with "
+          f"sites: {without} without the tree's macro file, {with_file} with it")
+
+
 def bench(args):
     tree = treemod.resolve(args.ksrc)
     jobs = args.jobs or os.cpu_count() or 1
@@ -70,7 +99,7 @@ def bench(args):
             # warm: nothing changed, the whole result is reused
             for label, reuse in (("cold", True), ("warm-files", False), ("warm", True)):
                 lines = []
-                t, _doc = _timed(lambda: pipeline.scan(tree.root, args.scope, args.predicates, jobs, None,
+                t, doc = _timed(lambda: pipeline.scan(tree.root, args.scope, args.predicates, jobs, None,
                                                       os.path.join(tmp, "out"), keep_going=True,
                                                       log=lines.append, reuse_result=reuse))
                 timings[label] = t
@@ -80,6 +109,7 @@ def bench(args):
                 del os.environ["XDG_CACHE_HOME"]
             else:
                 os.environ["XDG_CACHE_HOME"] = old
+        _parse_recovery(tree, doc, jobs, tmp)
         t, ok = _timed(lambda: _coccicheck(tree, args.predicates, jobs, os.path.join(tmp, "build"), tmp))
     print(f"coccicheck MODE=report J={jobs}, detection-only rule, whole tree: {t:.1f}s"
           + (f" ({ok} uses)" if ok is not None else " (failed)"))

@@ -116,6 +116,11 @@ def _defines(lines):
     return out
 
 
+def defines(lines):
+    """[(first_line_no, last_line_no, (name, params or None, body))] of the file's #defines."""
+    return _memo("defines", lines, _defines)
+
+
 def macro_at(lines, line_no):
     """(name, params or None, body) of the #define that spans line_no, else None."""
     defs = _memo("defines", lines, _defines)

@@ -7,6 +7,7 @@ import shutil
 from ajtest import FIXTURES
 
 from atomic_janitor import pipeline as scanrun
+from atomic_janitor import spatch
 
 
 def _scan(tree, out):
@@ -81,3 +82,27 @@ def test_an_unchanged_tree_reuses_the_whole_result_and_any_change_does_not(tmp_p
     lines = []
     scanrun.scan(str(tree), None, "all", 2, None, str(tmp_path / "o5"), log=lines.append)
     assert "classify: reused" not in "\n".join(lines)
+
+
+def test_batch_count_keeps_every_job_busy_and_caps_a_batch():
+    for jobs in (1, 2, 4):
+        for n in (1, 3, 8, 10, 50, 100, 400, 2953):
+            k = spatch.batch_count(n, jobs)
+            assert 1 <= k <= n
+            assert -(-n // k) <= spatch.MAX_BATCH           # the biggest batch of rels[i::k]
+            if n >= 2 * jobs * spatch.MIN_BATCH:
+                assert k >= 2 * jobs                        # no job idles while one batch runs
+
+
+def test_the_records_of_a_file_do_not_depend_on_its_batch(tmp_path, isolated_cache, monkeypatch):
+    """A file per spatch process or all of them in one: the same findings, cold both times."""
+    tree = tmp_path / "kernel-tree"
+    shutil.copytree(os.path.join(FIXTURES, "scan", "kernel-tree"), tree)
+    monkeypatch.setattr(spatch, "MAX_BATCH", 1)
+    one, _a, ran1 = _scan(tree, tmp_path / "o1")
+    shutil.rmtree(isolated_cache)
+    monkeypatch.setattr(spatch, "MAX_BATCH", 1000)
+    monkeypatch.setattr(spatch, "MIN_BATCH", 1000)
+    many, _a, ran2 = _scan(tree, tmp_path / "o2")
+    assert ran1 == ran2 > 1
+    assert one["findings"] == many["findings"]

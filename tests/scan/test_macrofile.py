@@ -6,7 +6,7 @@ import sys
 from ajtest import REPO
 
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from atomic_janitor.macrofile import attribute_macros  # noqa: E402
+from atomic_janitor.macrofile import attribute_macros, is_loop_header, iterator_macros  # noqa: E402
 
 
 def test_decorators_are_listed_with_their_parameters():
@@ -27,3 +27,32 @@ def test_anything_that_is_not_only_attributes_stays_out():
         "#define __must_check __attribute__((__warn_unused_result__))",  # Coccinelle knows it
     ], known=frozenset({"__must_check"}))
     assert got == {}
+
+
+def test_a_loop_header_takes_the_next_statement_as_its_body():
+    assert is_loop_header("for ((wf) = intel_runtime_pm_get(rpm); (wf); intel_runtime_pm_put((rpm), (wf)), (wf) = 0)")
+    assert is_loop_header("for (skb = (queue)->next; skb != (struct sk_buff *)(queue); skb = skb->next)")
+    # the kernel's filtered iterators end in `if (...) {} else`
+    assert is_loop_header("for (i = 0; i < n; i++) if (!(mask & BIT(i))) {} else")
+
+
+def test_what_is_no_loop_header_stays_out():
+    assert not is_loop_header("for (;;) { local_irq_save(flags); if (try()) break; }")   # a whole loop
+    assert not is_loop_header("for (i = 0; i < n; i++) foo(i);")                        # a whole statement
+    assert not is_loop_header("do { } while (0)")
+    assert not is_loop_header("list_for_each_entry(pos, head, member)")                   # another iterator
+    # a region around the body, which spatch would not see: the call after it stays unknown
+    assert not is_loop_header("for (spin_lock(&(d)->lock), (x) = 1; (x); spin_unlock(&(d)->lock), (x) = 0)")
+    assert not is_loop_header("for (rcu_read_lock(), (x) = 1; (x); rcu_read_unlock(), (x) = 0)")
+    assert not is_loop_header("for (CLASS(_name, scope)(args), *done = NULL; !done; done = (void *)1)")
+
+
+def test_an_iterator_is_listed_only_where_every_definition_is_one():
+    got = iterator_macros([
+        ("with_ref", "d, r", "for ((r) = get(d); (r); put(d, r), (r) = 0)"),
+        ("two_ways", "x", "for (x = 0; x < 4; x++)"),
+        ("two_ways", "x", "do_something(x)"),                   # the other #ifdef branch
+        ("OBJ", None, "for (;;)"),                              # not function-like
+        ("known_it", "x", "for (x = 0; x; x = 0)"),
+    ], known=frozenset({"known_it"}))
+    assert got == {"with_ref": "(d, r)"}
