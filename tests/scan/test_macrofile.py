@@ -56,3 +56,17 @@ def test_an_iterator_is_listed_only_where_every_definition_is_one():
         ("known_it", "x", "for (x = 0; x; x = 0)"),
     ], known=frozenset({"known_it"}))
     assert got == {"with_ref": "(d, r)"}
+
+
+def test_the_macro_file_lets_spatch_parse_what_it_could_not(tmp_path):
+    """On the fixture driver: its decorator and its loop-header macro are listed, the locking
+    loop header is not, and spatch's own count of unparsed definitions drops."""
+    from atomic_janitor import bench, macrofile, tree
+    root = os.path.join(REPO, "tests", "fixtures", "classify", "tree")
+    path = macrofile.build(tree.resolve(root), str(tmp_path))
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    assert "#define FXV_ATTR\n" in text and "#define fxv_with_ref(dev, ref) YACFE_ITERATOR\n" in text
+    assert "fxv_locked" not in text
+    files = ["drivers/fxv/fxv.c"]
+    assert bench._parse_errors(root, files, path, 1) < bench._parse_errors(root, files, None, 1)
