@@ -19,7 +19,7 @@ A macro that expands to a loop header takes the statement after it as its body:
             ret = guc_action_policies_update(guc, policies);
 
 spatch guesses such iterators from names like `for_each`; other names make it give up on
-the whole function (6.1's i915 has eleven). Listed as `YACFE_ITERATOR`, Coccinelle's own
+the whole function (6.1's i915 has nine). Listed as `YACFE_ITERATOR`, Coccinelle's own
 hint, they parse. Only a body that is a `for (...)` header, optionally followed by the
 `if (...) {} else` of the kernel's filtered iterators, counts, and only where every
 definition of the name in the tree is one."""
