@@ -555,7 +555,7 @@ class Graph:
             stype, field = detail
             if stype and ">" in stype:
                 stype = member_calls.nested_type(self, stype)
-            ent = self._table_context(n, ff, stype, field, line)
+            ent = self.table_context(n, ff, stype, field, line)
             if ent is None:
                 # The subsystem's kernel-doc may say; looked up once the round is expanded.
                 self._pending_docs.append((n, stype, field, cf, line))
@@ -585,9 +585,11 @@ class Graph:
         else:
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
 
-    def _table_context(self, n, ff, stype, field, line):
-        """The context the tables give a function an initialiser stores into member `field`
-        of struct `stype` (None: not known)."""
+    def table_context(self, n, ff, stype, field, line):
+        """The context the tables give a function stored into member `field` of struct
+        `stype` (None: not known), by an initialiser or by an assignment whose struct type
+        the text settles (member_calls.resolve). Runtime PM, notifier and PCM callbacks are
+        settled here, before any kernel-doc is read."""
         cf = ff.rel
         ent = E.member_context(stype, field)
         if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS \

@@ -42,7 +42,7 @@ def resolve(g):
             if stype is not None:
                 # a store into a member whose context the tables know, as an initialiser of
                 # that member would be (`ndev->hard_start_xmit = fn` on a net_device)
-                ent = E.member_context(stype, field)
+                ent = g.table_context(n, g.facts[cf], stype, field, line)
                 if ent is not None:
                     return (n, stype, field, cf, line, lhs, None, ent + ("registration",))
                 root = driver_root(cf, g.tree.kind)
