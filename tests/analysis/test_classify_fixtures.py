@@ -23,6 +23,7 @@ MANUAL = {
     "fx_exported": "exported symbol fx_exported()",
     "fx_ptr_cb": "function pointer stored at run time",
     "fx_rpm_site": "pm_runtime_irq_safe()",
+    "fx_rpm_rt_site": "pm_runtime_irq_safe()",
     "fx_bad_site": "could not parse",
     "fxv_flush": "could not parse",
     "fx_cycle_a": "no caller chain from an entry point",
