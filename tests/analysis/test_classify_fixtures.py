@@ -10,13 +10,15 @@ FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "classify", 
 ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu", "fx_under_preempt",
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
-              "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit"]
+              "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
+              "fxv_under_macro"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
              "fxk_crtc_flush": "GFP_KERNEL", "fxk_commit_tail": "GFP_KERNEL", "fxk_vendor_set": "GFP_KERNEL",
              "fxk_vendor_dump": "GFP_KERNEL", "fxk_genl_get": "GFP_KERNEL", "fxk_get_drvinfo": "GFP_KERNEL",
-             "fxn_ioctl": "GFP_KERNEL", "fxn_own_xmit": "GFP_KERNEL", "fxv_fill": "GFP_KERNEL"}
+             "fxn_ioctl": "GFP_KERNEL", "fxn_own_xmit": "GFP_KERNEL", "fxv_fill": "GFP_KERNEL",
+             "fxv_after_bump": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -238,6 +240,14 @@ def test_callbacks_settled_by_the_cores_calling_code(fixture_findings, fn, membe
     with open(os.path.join(FIXTURE, reg["file"]), encoding="utf-8") as fh:
         stored = fh.read().splitlines()[reg["line"] - 1]
     assert f".{member} = {fn}" in stored, stored
+
+
+def test_a_lock_macro_is_a_lock_helper(fixture_findings):
+    """`#define FXV_LOCK(dev) spin_lock(&(dev)->lock)` in the driver's header: spatch does
+    not expand it, and a call after it was seen unlocked (sleepable-proven from the work
+    item); now its call opens the region and the evidence names it."""
+    ev = [e["fact"] for e in fixture_findings["fxv_under_macro"]["evidence"]]
+    assert ev[0] == "fxv_work_macro() takes FXV_LOCK()", ev
 
 
 def test_a_lock_held_inside_a_settled_callback_still_wins(fixture_findings):

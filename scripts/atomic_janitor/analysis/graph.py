@@ -30,6 +30,30 @@ PRIMITIVES = re.compile(r"\b(%s)\b" % "|".join(sorted(PRIMITIVE_NAMES)))
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
+ACQ_FAMILY = {n: fam for fam, _paired, acqs, _rels in G.FAMILIES for n in acqs}
+REL_NAMES = frozenset(G.ALL_REL)
+_MACRO_DEF = r"^[ \t]*#[ \t]*define[ \t]+(%s)\b((?:[^\n]*\\\n)*[^\n]*)"
+
+
+def _macro_helpers(ff, acq_helpers=frozenset(), rel_helpers=frozenset()):
+    """The macros of ff that open or close a region around the code after their use, as a
+    helper function would (`#define LM_LOCK(d) spin_lock(&(d)->lock)`, `LM_LOCK(d); f();`):
+    spatch does not expand them, so their calls are helpers' calls.
+    [(name, line, family or None, opens)]; a body that both opens and closes opens nothing."""
+    out = []
+    for first, _last, (name, _params, body) in ctext.defines(ff.lines):
+        if name in PRIMITIVE_NAMES:
+            continue
+        called = CALL.findall(body)
+        opens = [c for c in called if c in ACQ_FAMILY or c in acq_helpers]
+        closes = [c for c in called if c in REL_NAMES or c in rel_helpers]
+        if opens and not closes:
+            out.append((name, first, ACQ_FAMILY.get(opens[0], "helper"), True))
+        elif closes and not opens:
+            out.append((name, first, None, False))
+    return out
+
+
 def _near(rel, roots, dirs):
     """Is `rel` in one of the driver directories `roots` ("dir/" prefixes; "/" is the whole
     tree of a module directory) or in one of `dirs`?"""
@@ -232,6 +256,11 @@ class Graph:
                 for fn, at in ff.releases.items():
                     if fn in ff.defs and fn not in ff.acquires and fn not in PRIMITIVE_NAMES:
                         rel.setdefault(fn, []).append((ff.rel, ff.defs[fn]["line"], None, ff.defs[fn]["static"]))
+                # a macro defined in a .c file is seen by that file only, as a static function
+                static = ff.rel.endswith(".c")
+                for name, line, fam, opens in _macro_helpers(ff, frozenset(self.helpers_acq),
+                                                             frozenset(self.helpers_rel)):
+                    (acq if opens else rel).setdefault(name, []).append((ff.rel, line, fam, static))
             for name, defs in acq.items():
                 self.helpers_acq.setdefault(name, defs[0][:3])
             for name, defs in rel.items():
@@ -704,9 +733,10 @@ class Graph:
             except OSError:
                 continue
             # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
-            defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % "|".join(sorted(map(re.escape, per_file[f]))),
-                               re.M)
-            if any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)):
+            names = "|".join(sorted(map(re.escape, per_file[f])))
+            defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % names, re.M)
+            if any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)) or \
+                    any(_may_open_region(m.group(2)) for m in re.finditer(_MACRO_DEF % names, text, re.M)):
                 keep.append(f)
         self.load(keep)
 
