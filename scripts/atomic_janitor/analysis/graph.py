@@ -30,7 +30,10 @@ PRIMITIVES = re.compile(r"\b(%s)\b" % "|".join(sorted(PRIMITIVE_NAMES)))
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
-ACQ_FAMILY = {n: fam for fam, _paired, acqs, _rels in G.FAMILIES for n in acqs}
+# A trylock macro opens a region too: after `if (FX_TRYLOCK(d)) {` the lock is held. Read
+# as opening one unconditionally, it errs towards atomic (the kept branch that never sleeps).
+ACQ_FAMILY = dict({n: fam for fam, _paired, acqs, _rels in G.FAMILIES for n in acqs},
+                  **{n: TRYLOCK for n in G.TRYLOCKS})
 REL_NAMES = frozenset(G.ALL_REL)
 _MACRO_DEF = r"^[ \t]*#[ \t]*define[ \t]+(%s)\b((?:[^\n]*\\\n)*[^\n]*)"
 
