@@ -60,32 +60,47 @@ def _coccicheck(tree, predicates, jobs, build, tmp):
     return sum(1 for l in res.stdout.splitlines() if l.endswith("context predicate use"))
 
 
+PARSE_BATCH = 24
+
+
 def _parse_errors(root, files, macro_file, jobs):
-    """spatch's own count of the top-level definitions it could not parse (`--parse-c`, one
-    BAD marker each) in `files`, with the given macro file or none."""
+    """(count, crashed): spatch's own count of the top-level definitions it could not parse
+    (`--parse-c`, one BAD marker each) in `files`, with the given macro file or none, and
+    how many files it could not process at all (a stack overflow on some 6.1 file ends a
+    whole run; such a run is retried a file at a time, never read as "no errors")."""
     exe = deps.spatch_command()
     opts = ["--no-includes", "--include-headers"] + (["--macro-file", macro_file] if macro_file else [])
-    groups = [files[i::max(1, jobs)] for i in range(max(1, jobs))]
 
-    def count(group):
-        if not group:
-            return 0
+    def run(group):
         res = subprocess.run([*exe, "--parse-c", *opts, *group], cwd=root, capture_output=True, text=True,
                              errors="replace", check=False)
-        return sum(1 for l in (res.stdout + res.stderr).splitlines() if l.startswith("BAD:!!!!!"))
+        bad = sum(1 for l in (res.stdout + res.stderr).splitlines() if l.startswith("BAD:!!!!!"))
+        return bad, res.returncode == 0
 
+    def count(group):
+        bad, ok = run(group)
+        if ok:
+            return bad, 0
+        if len(group) == 1:
+            return 0, 1
+        out = [count([f]) for f in group]
+        return sum(b for b, _c in out), sum(c for _b, c in out)
+
+    batches = [files[i:i + PARSE_BATCH] for i in range(0, len(files), PARSE_BATCH)]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return sum(pool.map(count, groups))
+        out = list(pool.map(count, batches))
+    return sum(b for b, _c in out), sum(c for _b, c in out)
 
 
 def _parse_recovery(tree, files, jobs, tmp):
     """What the tree's macro file (macrofile.py) recovers in the files the cold scan parsed
     (the sites' files and their callers')."""
     macro_file = macrofile.build(tree, tmp)
-    without = _parse_errors(tree.root, files, None, jobs)
-    with_file = _parse_errors(tree.root, files, macro_file, jobs) if macro_file else without
+    without, crashed = _parse_errors(tree.root, files, None, jobs)
+    with_file, crashed2 = _parse_errors(tree.root, files, macro_file, jobs) if macro_file else (without, crashed)
     print(f"parse recovery: top-level definitions spatch could not parse in the {len(files)} files of the "
-          f"call graph: {without} without the tree's macro file, {with_file} with it")
+          f"call graph: {without} without the tree's macro file, {with_file} with it"
+          + (f" (files spatch could not process at all: {crashed} and {crashed2})" if crashed or crashed2 else ""))
 
 
 def bench(args):

@@ -69,4 +69,14 @@ def test_the_macro_file_lets_spatch_parse_what_it_could_not(tmp_path):
     assert "#define FXV_ATTR\n" in text and "#define fxv_with_ref(dev, ref) YACFE_ITERATOR\n" in text
     assert "fxv_locked" not in text
     files = ["drivers/fxv/fxv.c"]
-    assert bench._parse_errors(root, files, path, 1) < bench._parse_errors(root, files, None, 1)
+    with_file, without = bench._parse_errors(root, files, path, 1), bench._parse_errors(root, files, None, 1)
+    assert with_file[0] < without[0] and with_file[1] == without[1] == 0
+
+
+def test_a_spatch_run_that_fails_is_not_read_as_no_errors(tmp_path):
+    """A file spatch cannot process (here: absent) is counted apart, and its batch mates are
+    still counted one by one."""
+    from atomic_janitor import bench
+    root = os.path.join(REPO, "tests", "fixtures", "classify", "tree")
+    alone = bench._parse_errors(root, ["drivers/fxv/fxv.c"], None, 1)
+    assert bench._parse_errors(root, ["drivers/fxv/fxv.c", "drivers/fxv/absent.c"], None, 1) == (alone[0], 1)
