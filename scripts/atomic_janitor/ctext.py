@@ -123,7 +123,7 @@ def defines(lines):
 
 def macro_at(lines, line_no):
     """(name, params or None, body) of the #define that spans line_no, else None."""
-    defs = _memo("defines", lines, _defines)
+    defs = defines(lines)
     i = bisect.bisect_right(defs, (line_no, float("inf"))) - 1
     if i >= 0 and defs[i][0] <= line_no <= defs[i][1]:
         return defs[i][2]

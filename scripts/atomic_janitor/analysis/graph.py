@@ -648,12 +648,18 @@ class Graph:
         pending, self._pending_docs = self._pending_docs, []
         self.docs.prefetch({stype for _n, stype, _f, _cf, _l in pending})
         for n, stype, field, cf, line in pending:
-            root = _driver_root(cf, self.tree.kind)
-            doc = self.docs.lookup(stype, field, ["include", root] if root else ["."])
+            doc = self.doc_context(stype, field, cf)
             if doc:
-                n.entries.append((doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})", cf, line, "documented"))
+                n.entries.append((doc[0], doc[1], cf, line, "documented"))
             else:
                 self._pending_members.append((n, stype, field, cf, line, None))
+
+    def doc_context(self, stype, field, cf):
+        """(context, fact) that the kernel-doc of stype.field states, as seen from the file
+        cf (include/ and its driver directory; a module directory sees itself), or None."""
+        root = _driver_root(cf, self.tree.kind)
+        doc = self.docs.lookup(stype, field, ["include", root] if root else ["."])
+        return (doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})") if doc else None
 
     def _pcm_nonatomic(self, rel):
         """Does the driver (its directory, conservatively) ever mention ->nonatomic?"""

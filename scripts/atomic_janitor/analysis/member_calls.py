@@ -45,11 +45,9 @@ def resolve(g):
                 ent = g.table_context(n, g.facts[cf], stype, field, line)
                 if ent is not None:
                     return (n, stype, field, cf, line, lhs, None, ent + ("registration",))
-                root = driver_root(cf, g.tree.kind)
-                doc = g.docs.lookup(stype, field, ["include", root] if root else ["."])
+                doc = g.doc_context(stype, field, cf)
                 if doc:
-                    return (n, stype, field, cf, line, lhs, None,
-                            (doc[0], f"callback {doc[1]} ({doc[2]}:{doc[3]})", "documented"))
+                    return (n, stype, field, cf, line, lhs, None, doc + ("documented",))
         key = (stype, field, driver_root(cf, g.tree.kind) if stype is None else None)
         if key not in g._member_files:
             g._member_files[key] = _candidate_files(g, stype, field, cf)
