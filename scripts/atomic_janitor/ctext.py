@@ -200,6 +200,53 @@ def config_at(lines, line_no):
     return [c for c in stack if c]
 
 
+_CONST = re.compile(r"^\(*\s*([01])\s*\)*$")
+
+
+def _never_compiled(lines):
+    """[(first, last)] line spans (1-based, directives excluded) that no configuration
+    compiles: the body of `#if 0`, and every branch after a `#if 1` (or `#elif 1`)."""
+    out = []
+    stack = []                        # [parent dead, a branch is surely taken, this branch dead]
+    dead_from = None
+    for first, kw, arg, _guard in _memo("directives", lines, _directives):
+        was_dead = bool(stack) and stack[-1][2]
+        m = _CONST.match(arg) if kw in ("if", "elif") else None
+        value = None if m is None else m.group(1) == "1"
+        if kw in ("if", "ifdef", "ifndef"):
+            parent = was_dead
+            stack.append([parent, value is True, parent or value is False])
+        elif kw == "elif" and stack:
+            f = stack[-1]
+            f[2] = f[0] or f[1] or value is False
+            f[1] = f[1] or value is True
+        elif kw == "else" and stack:
+            f = stack[-1]
+            f[2] = f[0] or f[1]
+            f[1] = True
+        elif kw == "endif" and stack:
+            stack.pop()
+        now_dead = bool(stack) and stack[-1][2]
+        if was_dead and not now_dead:
+            if dead_from < first:
+                out.append((dead_from, first - 1))
+            dead_from = None
+        elif now_dead and not was_dead:
+            dead_from = first + 1
+        elif now_dead and dead_from is not None and dead_from <= first:
+            out.append((dead_from, first - 1))     # a nested directive line stays as it is
+            dead_from = first + 1
+    if dead_from is not None and dead_from <= len(lines):
+        out.append((dead_from, len(lines)))
+    return [(a, b) for a, b in out if a <= b]
+
+
+def never_compiled(lines):
+    """The line spans under `#if 0` and after `#if 1` (see _never_compiled), memoised:
+    spatch passes over them as comments, and a mention there is no caller."""
+    return _memo("dead", lines, _never_compiled)
+
+
 def snippet(lines, line_no, before=3, after=3):
     start = max(1, line_no - before)
     end = min(len(lines), line_no + after)

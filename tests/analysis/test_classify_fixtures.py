@@ -11,14 +11,15 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
-              "fxv_under_macro", "fxv_under_trylock"]
+              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
              "fxk_crtc_flush": "GFP_KERNEL", "fxk_commit_tail": "GFP_KERNEL", "fxk_vendor_set": "GFP_KERNEL",
              "fxk_vendor_dump": "GFP_KERNEL", "fxk_genl_get": "GFP_KERNEL", "fxk_get_drvinfo": "GFP_KERNEL",
              "fxn_ioctl": "GFP_KERNEL", "fxn_own_xmit": "GFP_KERNEL", "fxv_fill": "GFP_KERNEL",
-             "fxv_after_bump": "GFP_KERNEL"}
+             "fxv_after_bump": "GFP_KERNEL", "fxv_dead_path": "GFP_KERNEL",
+             "fxv_zalloc": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {

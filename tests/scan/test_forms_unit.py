@@ -74,6 +74,16 @@ def test_config_at_skips_include_guards_and_tracks_else():
     assert ctext.config_at(lines, 8) == []
 
 
+def test_never_compiled_spans_are_if_0_and_what_follows_if_1():
+    src = ["a\n", "#if 0\n", "d1\n", "#ifdef X\n", "d2\n", "#endif\n", "#else\n", "l1\n", "#endif\n",
+           "#if 1\n", "l2\n", "#elif defined(Y)\n", "d3\n", "#else\n", "d4\n", "#endif\n",
+           "#ifdef Z\n", "l3\n", "#elif (0)\n", "d5\n", "#else\n", "l4\n", "#endif\n"]
+    spans = ctext.never_compiled(src)
+    dead = {src[i - 1].strip() for a, b in spans for i in range(a, b + 1)}
+    assert {d for d in dead if not d.startswith("#")} == {"d1", "d2", "d3", "d4", "d5"}
+    assert ctext.never_compiled(["#ifdef X\n", "a\n", "#else\n", "b\n", "#endif\n"]) == []
+
+
 def test_normalise_reads_like_c():
     assert ctext.normalise("( in_atomic ( ) || irqs_disabled ( ) )") == "(in_atomic() || irqs_disabled())"
     assert ctext.strip_parens("(in_atomic() || irqs_disabled())") == "in_atomic() || irqs_disabled()"

@@ -75,10 +75,21 @@ class FileFacts:
     @property
     def text(self):
         if self._text is None:
-            self._text = ctext.blank("".join(self.lines))
+            text = ctext.blank("".join(self.lines))
             self._starts = [0]
             for ln in self.lines:
                 self._starts.append(self._starts[-1] + len(ln))
+            # Code under `#if 0` is compiled by no configuration: a mention there is no
+            # caller, no registration and no use (vendor drivers keep whole old paths so).
+            spans = ctext.never_compiled(self.lines) if "#" in text else ()
+            if spans:
+                parts, at = [], 0
+                for a, b in spans:
+                    s, e = self._starts[a - 1], self._starts[b]
+                    parts += [text[at:s], re.sub(r"[^\n]", " ", text[s:e])]
+                    at = e
+                text = "".join(parts) + text[at:]
+            self._text = text
         return self._text
 
     def offset(self, line, col):

@@ -88,7 +88,7 @@ class Node:
         self.entries = []            # [(ctx, fact, file, line, kind)]
         self.expanded = False
         self.params = params
-        self.unused = False          # a macro no file of a kernel tree uses: on no path
+        self.unused = False          # a macro no file of the tree uses: on no path
 
 
 class Edge:
@@ -300,11 +300,22 @@ class Graph:
         if n is None:
             ff = self.facts.get(file)
             d = ff.defs.get(name) if ff else None
+            line = d["line"] if d else None
+            if macro and line is None:
+                line = self._define_line(file, name)
             n = Node(file, name, macro=macro,
                      static=bool(d and d["static"]) or (macro and file.endswith(".c")),
-                     line=d["line"] if d else None, params=d["params"] if d else "")
+                     line=line, params=d["params"] if d else "")
             self.nodes[key] = n
         return n
+
+    def _define_line(self, rel, name):
+        """The line of rel's first `#define name`, for the evidence of a macro node."""
+        try:
+            lines = self.text_facts(rel).lines
+        except OSError:
+            return None
+        return next((first for first, _l, (mname, _p, _b) in ctext.defines(lines) if mname == name), None)
 
     def _irq_safe_dir(self, rel):
         """Files of the same driver marking a device pm_runtime_irq_safe() (conservative: the
@@ -538,9 +549,11 @@ class Graph:
             n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
                               "outside it can call it)", n.exported[0], n.exported[1], "exported"))
         elif not found_any and not n.entries:
-            if n.macro and self.tree.kind == "kernel":
-                # Searched for in the whole tree and used nowhere (a compat alias, say): a
-                # macro cannot be reached through a pointer, so it is on no path at all.
+            if n.macro:
+                # Searched for in the whole tree and used nowhere (a compat alias, a vendor's
+                # DBG_MEM_ALLOC variant, say): a macro cannot be reached through a pointer,
+                # so it is on no path at all. A module directory's macro is its own: the
+                # kernel does not include a module's headers.
                 n.unused = True
             else:
                 self._sysfs_or_orphan(n)
@@ -814,7 +827,8 @@ class Graph:
                 ctx[e.callee.key].setdefault(E.UNKNOWN, ("edge", e, "after-release"))
         inherit = [e for e in edges if e.inherit and e.callee.key not in cut]
         self._fixpoint(ctx, inherit)
-        empty = [k for k in sorted(ctx) if not ctx[k] and not nodes[k].unused]
+        dead = self._on_no_path(nodes, edges, cut)
+        empty = [k for k in sorted(ctx) if not ctx[k] and k not in dead]
         for k in empty:
             n = nodes[k]
             ctx[k][E.UNKNOWN] = ("entry", (E.UNKNOWN, f"no caller chain from an entry point reaches "
@@ -823,6 +837,25 @@ class Graph:
         if empty:
             self._fixpoint(ctx, inherit)
         return ctx
+
+    @staticmethod
+    def _on_no_path(nodes, edges, cut):
+        """The nodes on no path: a macro used nowhere, and what only such nodes call (a
+        vendor's debug alias that an unused alias names, a helper only they expand to)."""
+        callers = {}
+        for e in edges:
+            callers.setdefault(e.callee.key, set()).add(e.caller.key)
+        dead = {k for k, n in nodes.items() if n.unused}
+        changed = True
+        while changed:
+            changed = False
+            for k, n in nodes.items():
+                if k in dead or k in cut or n.entries or not n.expanded or not callers.get(k):
+                    continue
+                if callers[k] <= dead:
+                    dead.add(k)
+                    changed = True
+        return dead
 
     @staticmethod
     def _fixpoint(ctx, inherit):
