@@ -199,8 +199,8 @@ def test_live_bugs_on_traced_atomic_paths(root):
     assert by_fn["meta_bug_irqoff"]["when"] == "always"
     assert by_fn["meta_bug_irqoff"]["sleeps"] == "drivers/meta/meta_bug.c:9 msleep()"
     assert by_fn["meta_bug_irqoff"]["path"] == [
-        "drivers/meta/meta_bug.c:30 meta_bug_work() takes spin_lock_irq()",
-        "drivers/meta/meta_bug.c:31 meta_bug_work() calls meta_bug_irqoff()",
+        "drivers/meta/meta_bug.c:42 meta_bug_work() takes spin_lock_irq()",
+        "drivers/meta/meta_bug.c:43 meta_bug_work() calls meta_bug_irqoff()",
         "drivers/meta/meta_bug.c:8 meta_bug_irqoff()"]
     # in_atomic() sees a plain spin_lock() only with PREEMPT_COUNT
     assert by_fn["meta_do"]["when"] == "!PREEMPT_COUNT" and by_fn["meta_do"]["sleeps"].endswith("GFP_KERNEL")
@@ -223,4 +223,4 @@ def test_live_bugs_on_traced_atomic_paths(root):
         page = fh.read()
     assert '<h2 id="live-bugs">Live bugs (3)</h2>' in page
     assert page.index("live-bugs") < page.index('<table id="findings">')
-    assert "<code>drivers/meta/meta_bug.c:30 meta_bug_work() takes spin_lock_irq()</code>" in page
+    assert "<code>drivers/meta/meta_bug.c:42 meta_bug_work() takes spin_lock_irq()</code>" in page

@@ -102,12 +102,17 @@ def _run(out):
 
 def _origins(g, key, local):
     """(state, path, origin fact) for each atomic origin the traced graph shows for `key`,
-    the first (shortest) path each. `local`: the site call's own region fact, if any."""
+    the first (shortest) path each. `local`: the site call's own region fact, if any.
+    A state is the origin's together with every region held below it on its path, the
+    site's own included: spin_lock_bh() around the site raises the softirq count whatever
+    lock a caller took, and in_interrupt() then answers true."""
     out = []
+    below = set()
     if local:
         prim = local[1].split("(")[0]
         st = region_state(prim)
         if st:
+            below = set(st)
             out.append((st, [], f"{prim}() held"))
     prev = {key: None}
     order = [key]
@@ -120,20 +125,33 @@ def _origins(g, key, local):
             if ent[0] in (E.ATOMIC, "both"):
                 st = entry_state(ent[1])
                 if st:
-                    out.append((st, _path(g, prev, k, f"{ent[2]}:{ent[3] or n.line or 1} {n.name}(): {ent[1]}"),
+                    out.append((st | below | _held_below(prev, k),
+                                _path(g, prev, k, f"{ent[2]}:{ent[3] or n.line or 1} {n.name}(): {ent[1]}"),
                                 ent[1]))
         for e in g.in_edges.get(k, []):
             if e.atomic and e.region_fact:
                 prim = e.region_fact[1].split("(")[0]
                 st = region_state(prim)
                 if st:
-                    out.append((st, _path(g, prev, k, f"{e.file}:{e.region_fact[0]} {e.caller.name}() "
+                    out.append((st | below | _held_below(prev, k),
+                                _path(g, prev, k, f"{e.file}:{e.region_fact[0]} {e.caller.name}() "
                                                       f"takes {prim}()", f"{e.file}:{e.line} "
                                                       f"{e.caller.name}() calls {n.name}()"), f"{prim}() held"))
             if e.inherit and e.caller.key not in prev:
                 prev[e.caller.key] = (k, e)
                 order.append(e.caller.key)
     return out
+
+
+def _held_below(prev, k):
+    """The states of the regions around the calls on the path from k down to the site."""
+    held = set()
+    while prev.get(k) is not None:
+        callee, e = prev[k]
+        if e.atomic and e.region_fact:
+            held |= region_state(e.region_fact[1].split("(")[0]) or set()
+        k = callee
+    return held
 
 
 def _path(g, prev, k, *head):
