@@ -203,11 +203,13 @@ def test_live_bugs_on_traced_atomic_paths(root):
         "drivers/meta/meta_bug.c:43 meta_bug_work() calls meta_bug_irqoff()",
         "drivers/meta/meta_bug.c:8 meta_bug_irqoff()"]
     # in_atomic() sees a plain spin_lock() only with PREEMPT_COUNT
-    assert by_fn["meta_do"]["when"] == "!PREEMPT_COUNT" and by_fn["meta_do"]["sleeps"].endswith("GFP_KERNEL")
+    assert by_fn["meta_select"]["when"] == "!PREEMPT_COUNT"
     assert by_fn["meta_select"]["sleeps"].endswith("mutex_lock()")
     # spin_lock_bh() raises the softirq count everywhere; process context is no bug; an
-    # unknown (exported) caller is never a bug
-    assert set(by_fn) == {"meta_bug_irqoff", "meta_do", "meta_select"}
+    # unknown (exported) caller is never a bug, nor is a lock taken by a function that only
+    # such callers reach (meta_do() under meta_locked_op(), called by the exported
+    # meta_api(): a softirq may call it), nor one that only a timer takes (meta_bug_in_timer())
+    assert set(by_fn) == {"meta_bug_irqoff", "meta_select"}
     assert len([k for k in bugs if k[0] == "meta_select"]) == 1      # the lock, not the unlock
     # SARIF: a live bug is an error whatever its class
     (sub,) = [d for d in os.listdir(os.path.join(root, "all")) if not d.startswith(".")]
@@ -218,9 +220,9 @@ def test_live_bugs_on_traced_atomic_paths(root):
     assert levels == {True: "error"}
     with open(os.path.join(root, "all", sub, "summary.txt"), encoding="utf-8") as fh:
         summary = fh.read()
-    assert summary.split("\n")[5].startswith("live bugs: 3")
+    assert summary.split("\n")[5].startswith("live bugs: 2")
     with open(os.path.join(root, "all", sub, "index.html"), encoding="utf-8") as fh:
         page = fh.read()
-    assert '<h2 id="live-bugs">Live bugs (3)</h2>' in page
+    assert '<h2 id="live-bugs">Live bugs (2)</h2>' in page
     assert page.index("live-bugs") < page.index('<table id="findings">')
     assert "<code>drivers/meta/meta_bug.c:42 meta_bug_work() takes spin_lock_irq()</code>" in page

@@ -101,7 +101,8 @@ def _run(out):
 
 
 def _origins(g, key, local):
-    """(state, path, origin fact) for each atomic origin the traced graph shows for `key`,
+    """(state, path, origin fact) for each atomic origin the traced graph shows for `key`
+    (a region only where its function can run in task context, see _in_task),
     the first (shortest) path each. `local`: the site call's own region fact, if any.
     A state is the origin's together with every region held below it on its path, the
     site's own included: spin_lock_bh() around the site raises the softirq count whatever
@@ -113,7 +114,8 @@ def _origins(g, key, local):
         st = region_state(prim)
         if st:
             below = set(st)
-            out.append((st, [], f"{prim}() held"))
+            if _in_task(g, key):
+                out.append((st, [], f"{prim}() held"))
     prev = {key: None}
     order = [key]
     i = 0
@@ -132,7 +134,7 @@ def _origins(g, key, local):
             if e.atomic and e.region_fact:
                 prim = e.region_fact[1].split("(")[0]
                 st = region_state(prim)
-                if st:
+                if st and _in_task(g, e.caller.key):
                     out.append((st | below | _held_below(prev, k),
                                 _path(g, prev, k, f"{e.file}:{e.region_fact[0]} {e.caller.name}() "
                                                       f"takes {prim}()", f"{e.file}:{e.line} "
@@ -141,6 +143,13 @@ def _origins(g, key, local):
                 prev[e.caller.key] = (k, e)
                 order.append(e.caller.key)
     return out
+
+
+def _in_task(g, key):
+    """Can `key` run in task context, with no irq or softirq count of its own? A region it
+    opens is a bug's origin only then: under a timer, in_interrupt() still answers true
+    inside its spin_lock_irqsave() (the timer's own origin is judged as an entry)."""
+    return E.SLEEPABLE in g.ctx.get(key, {})
 
 
 def _held_below(prev, k):
