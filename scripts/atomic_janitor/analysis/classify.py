@@ -194,7 +194,7 @@ def _other_callers(g, key, kind, shown):
     does not show (one line per calling function), each with where its own context comes from."""
     fn = key[1]
     seen = {(e.get("file"), e.get("function")) for e in shown
-            if e.get("kind") == "call" and f"calls {fn}()" in e.get("fact", "")}
+            if e.get("kind") in ("call", "textual") and f"calls {fn}()" in e.get("fact", "")}
     groups = {}
     for e in sorted(g.in_edges.get(key, []), key=lambda e: (e.file, e.line)):
         if (e.file, e.caller.name) not in seen:
@@ -210,9 +210,12 @@ def _other_callers(g, key, kind, shown):
             origin = g.chain(e.caller.key, kind)
             why = f"{kind} only: {origin[0]['fact']}" if origin else f"{kind} only"
         lines = ", ".join(str(x.line) for x in edges)
-        out.append({"file": file, "line": e.line, "function": caller, "context": kind, "kind": "call",
+        textual = any(x.textual for x in edges)
+        out.append({"file": file, "line": e.line, "function": caller, "context": kind,
+                    "kind": "textual" if textual else "call",
                     "fact": f"{caller}() also calls {fn}()" + (f" (lines {lines})" if len(edges) > 1 else "")
-                            + f" ({why})"})
+                            + f" ({why})" + (" (read from the text: spatch could not parse the call)"
+                                             if textual else "")})
     rest = len(groups) - MAX_OTHER_CALLERS
     if rest > 0:
         last = out[-1]
@@ -235,9 +238,10 @@ def _by_form(g, rec, kinds, evidence, n, ff):
     form, fn = rec["form"], rec["function"]
     common = {"file": rec["file"], "function": fn, "line": rec["line"]}
     strong = any(x.callee in E.STRONG_SLEEP for x in ff.calls.values() if x.func == fn)
-    # A context read from a subsystem's kernel-doc prose is one step less certain than a
-    # registration the tables know.
-    conf = "medium" if any(ev.get("kind") == "documented" for ev in evidence) else "high"
+    # A context read from a subsystem's kernel-doc prose, or a call read from the text of a
+    # function spatch could not parse, is one step less certain than what spatch and the
+    # tables give.
+    conf = "medium" if any(ev.get("kind") in ("documented", "textual") for ev in evidence) else "high"
     if kinds == {E.SLEEPABLE}:
         if form == "gfp-select":
             return _gfp_constant(rec, False, conf, common, evidence)
@@ -367,7 +371,7 @@ def _init_or_teardown_only(g, rec):
         return None
     out = []
     for e in edges:
-        sec = None if e.via or e.caller.macro else _section(g, e.caller.key)
+        sec = None if e.via or e.caller.macro or e.textual else _section(g, e.caller.key)
         if not sec:
             return None
         out.append({"file": e.file, "line": e.line, "function": e.caller.name, "kind": "section",
@@ -407,6 +411,9 @@ def _callers(g, n):
         if e.via:
             return None, (f"{n.name}() is called through ->{e.via[0]} ({e.file}:{e.line}): it cannot take a "
                           "new parameter")
+        if e.textual:
+            return None, (f"caller {e.caller.name}() ({e.file}:{e.line}) could not be parsed by spatch: its "
+                          "call cannot be patched")
         kinds = set()
         if e.atomic:
             kinds.add(E.ATOMIC)

@@ -11,6 +11,7 @@ from . import gen_facts_rule as G
 from .callback_docs import CallbackDocs
 from .roots import driver_root as _driver_root
 from . import member_calls
+from . import textual
 from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
 MAX_NODES = 60000           # whole graph: a safety net against runaway growth only
@@ -79,7 +80,7 @@ def _may_open_region(body):
 
 class Node:
     __slots__ = ("key", "file", "name", "macro", "static", "line", "exported", "entries", "expanded",
-                 "params", "unused")
+                 "params", "unused", "textual")
 
     def __init__(self, file, name, macro=False, static=False, line=None, params=""):
         self.key = (file, name)
@@ -89,11 +90,12 @@ class Node:
         self.expanded = False
         self.params = params
         self.unused = False          # a macro no file of the tree uses: on no path
+        self.textual = False         # defined where spatch could not parse: read from the text
 
 
 class Edge:
     __slots__ = ("caller", "callee", "file", "line", "atomic", "inherit", "unknown", "region_fact", "config", "_call",
-                 "via")
+                 "via", "textual")
 
     def __init__(self, caller, callee, file, line):
         self.caller, self.callee, self.file, self.line = caller, callee, file, line
@@ -103,6 +105,7 @@ class Edge:
         self.region_fact = None
         self.config = []
         self.via = None              # (member, store file, store line): a call through a struct member
+        self.textual = False         # a call spatch did not parse, read from the text (textual.py)
 
 
 def call_fact(e):
@@ -110,6 +113,9 @@ def call_fact(e):
     if e.via:
         member, f, line = e.via
         return f"{e.caller.name}() calls {e.callee.name}() through ->{member} (stored at {f}:{line})"
+    if e.textual:
+        return (f"{e.caller.name}() calls {e.callee.name}() (read from the text: spatch could not parse the "
+                f"call; {e.caller.name}() takes no lock, irq, bh, preempt or RCU region)")
     return f"{e.caller.name}() calls {e.callee.name}()"
 
 
@@ -483,7 +489,7 @@ class Graph:
         new = []
         found_any = False
         ff0 = self.facts.get(n.file)
-        if ff0 is None or (not n.macro and n.name not in ff0.defs):
+        if ff0 is None or (not n.macro and not n.textual and n.name not in ff0.defs):
             reason = ff0.failed if ff0 and ff0.failed else "definition not parsed"
             n.entries.append((E.UNKNOWN, f"{n.name}(): {reason}", n.file, n.line, "unparsed"))
         for cf in files:
@@ -541,8 +547,18 @@ class Graph:
                     if not m.expanded:
                         new.append(m)
                 elif what == "unseen-call":
-                    n.entries.append((E.UNKNOWN, f"call of {n.name}() that spatch could not parse", cf, line,
-                                      "unparsed"))
+                    caller = self._textual_caller(ff, n, line)
+                    if caller is None:
+                        n.entries.append((E.UNKNOWN, f"call of {n.name}() that spatch could not parse", cf, line,
+                                          "unparsed"))
+                        continue
+                    e = Edge(caller, n, cf, line)
+                    e.config = ctext.config_at(ff.lines, line)
+                    e._call = None
+                    e.textual = True
+                    self._add_edge(e)
+                    if not caller.expanded:
+                        new.append(caller)
                 else:
                     self._registration(n, ff, what, detail, line)
         if n.exported and self.tree.kind == "kernel" and not self.in_edges.get(n.key) and not n.entries:
@@ -560,6 +576,26 @@ class Graph:
         if n.exported and self.tree.kind != "kernel":
             return []                           # unknown callers anyway: no need to look further up
         return new
+
+    def _textual_caller(self, ff, n, line):
+        """The node of the function around an unparsed call of n at ff:line, when the text
+        settles it and its body opens no region (textual.py); else None."""
+        tf = textual.enclosing(ff, line)
+        if tf is None or tf.name == n.name:
+            return None
+        if _may_open_region(tf.body) or re.search(r"\b(scoped_)?guard\s*\(", tf.body) or \
+                textual.loop_headers(tf.body):
+            return None
+        opening = {name for name, _p, body in (d[2] for d in ctext.defines(ff.lines)) if _may_open_region(body)}
+        if opening and any(c in opening for c in CALL.findall(tf.body)):
+            return None
+        caller = self.node(ff.rel, tf.name)
+        if tf.name not in ff.defs:
+            caller.textual = True
+            caller.static = tf.static
+            caller.line = caller.line or tf.line
+            caller.params = caller.params or tf.params
+        return caller
 
     def _own_definition(self, cf, n, files):
         """In a kernel tree two modules may each define a non-static function of one name
@@ -938,7 +974,7 @@ class Graph:
                 break
             out.append({"file": e.file, "line": e.line, "function": e.caller.name,
                         "fact": call_fact(e) + (f" [under #if {' && '.join(e.config)}]" if e.config else ""),
-                        "kind": "call"})
+                        "kind": "textual" if e.textual else "call"})
             key = e.caller.key
         out.reverse()
         return out

@@ -1,0 +1,58 @@
+"""The function around an unparsed call, read from the text (analysis/textual.py)."""
+
+from atomic_janitor.analysis import textual as T
+from atomic_janitor.analysis.facts import FileFacts
+
+SRC = """static int
+fx_old(struct fx *d,
+       int n)
+{
+#ifdef A
+	if (n) {
+#endif
+#ifdef B
+	if (!n) {
+#endif
+		fx_site(d);
+	}
+	return 0;
+}
+
+int fx_new(struct fx *d) { fx_site(d); }
+
+static const struct fx_ops ops =
+{
+	.x = fx_site(0),
+};
+
+void fx_loop(struct fx *d)
+{
+	fx_locked(d, i)
+		fx_site(d);
+	list_for_each_entry(p, &d->list, node) {
+		fx_site(d);
+	}
+}
+"""
+
+
+def ff():
+    return FileFacts("drivers/fx/fx.c", SRC.splitlines(True), [])
+
+
+def test_a_kernel_style_function_is_found_with_its_head_over_several_lines():
+    tf = T.enclosing(ff(), 11)
+    assert (tf.name, tf.line, tf.static) == ("fx_old", 2, True)
+    assert "fx_site(d);" in tf.body and "#ifdef" not in tf.body
+
+
+def test_what_the_text_does_not_settle_is_no_function():
+    assert T.enclosing(ff(), 16) is None       # head and body on one line: not kernel style
+    assert T.enclosing(ff(), 20) is None       # an initialiser, not a function body
+    assert T.enclosing(ff(), 14) is None       # the closing brace itself
+
+
+def test_loop_headers_spatch_would_not_read_as_iterators():
+    tf = T.enclosing(ff(), 27)
+    assert tf.name == "fx_loop"
+    assert T.loop_headers(tf.body) == {"fx_locked"}
