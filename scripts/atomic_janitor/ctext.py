@@ -21,9 +21,17 @@ def _spaces(m):
     return "\n".join(" " * len(p) for p in s.split("\n"))
 
 
+# `#include <rtw_xmit.h>`: a header's name is no mention of the function rtw_xmit().
+_SYS_INCLUDE = re.compile(r"#[ \t]*include[ \t]*(<[^>\n]*>)")
+
+
 def blank(text):
-    """Same length and line structure as `text`, with comments and string/char literals blanked."""
-    return _TOKEN.sub(_spaces, text)
+    """Same length and line structure as `text`, with comments, string/char literals and
+    the <path> of #include lines blanked."""
+    text = _TOKEN.sub(_spaces, text)
+    if "include" in text:
+        text = _SYS_INCLUDE.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + " " * len(m.group(1)), text)
+    return text
 
 
 _MEMO = collections.OrderedDict()

@@ -60,6 +60,8 @@ def test_blank_keeps_positions_and_drops_comments_and_strings():
     assert out.count("in_atomic") == 1
     calls = ctext.textual_calls(out, ["in_atomic"])
     assert calls == [(1, src.index("b = in_atomic") + 4, "in_atomic")]
+    inc = '#include <rtw_xmit.h>\n# include "rtw_xmit.h"\nrtw_xmit(a);\n'
+    assert ctext.blank(inc) == "#include " + " " * 12 + "\n# include " + " " * 12 + "\nrtw_xmit(a);\n"
 
 
 def test_textual_calls_skip_members_definitions_and_params():

@@ -78,6 +78,24 @@ def _may_open_region(body):
     return any(HELPER_NAME.search(m.group(1)) for m in CALL.finditer(body))
 
 
+def _definition_bodies(text, names):
+    """The bodies of the functions and macros among `names` that `text` defines."""
+    alt = "|".join(sorted(map(re.escape, names)))
+    defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % alt, re.M)
+    return [_body_after(text, m.end()) for m in defre.finditer(text)] + \
+        [m.group(2) for m in re.finditer(_MACRO_DEF % alt, text, re.M)]
+
+
+def _defines_opener(text, names):
+    """Does `text` define one of `names` (a function or a macro) with a body that may open
+    or close a region?"""
+    # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
+    alt = "|".join(sorted(map(re.escape, names)))
+    defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % alt, re.M)
+    return any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)) or \
+        any(_may_open_region(m.group(2)) for m in re.finditer(_MACRO_DEF % alt, text, re.M))
+
+
 class Node:
     __slots__ = ("key", "file", "name", "macro", "static", "line", "exported", "entries", "expanded",
                  "params", "unused", "textual")
@@ -110,13 +128,14 @@ class Edge:
 
 def call_fact(e):
     """How the evidence names a call: by name, or through the struct member it was stored in."""
+    fact = f"{e.caller.name}() calls {e.callee.name}()"
     if e.via:
         member, f, line = e.via
-        return f"{e.caller.name}() calls {e.callee.name}() through ->{member} (stored at {f}:{line})"
+        fact += f" through ->{member} (stored at {f}:{line})"
     if e.textual:
-        return (f"{e.caller.name}() calls {e.callee.name}() (read from the text: spatch could not parse the "
-                f"call; {e.caller.name}() takes no lock, irq, bh, preempt or RCU region)")
-    return f"{e.caller.name}() calls {e.callee.name}()"
+        fact += (f" (read from the text: spatch could not parse the call; {e.caller.name}() takes no lock, "
+                 "irq, bh, preempt or RCU region)")
+    return fact
 
 
 class MemoStore:
@@ -547,16 +566,12 @@ class Graph:
                     if not m.expanded:
                         new.append(m)
                 elif what == "unseen-call":
-                    caller = self._textual_caller(ff, n, line)
-                    if caller is None:
+                    caller = self.textual_caller(ff, line)
+                    if caller is None or caller.key == n.key:
                         n.entries.append((E.UNKNOWN, f"call of {n.name}() that spatch could not parse", cf, line,
                                           "unparsed"))
                         continue
-                    e = Edge(caller, n, cf, line)
-                    e.config = ctext.config_at(ff.lines, line)
-                    e._call = None
-                    e.textual = True
-                    self._add_edge(e)
+                    self.add_textual_edge(caller, n, cf, line)
                     if not caller.expanded:
                         new.append(caller)
                 else:
@@ -577,17 +592,14 @@ class Graph:
             return []                           # unknown callers anyway: no need to look further up
         return new
 
-    def _textual_caller(self, ff, n, line):
-        """The node of the function around an unparsed call of n at ff:line, when the text
+    def textual_caller(self, ff, line):
+        """The node of the function around an unparsed call at ff:line, when the text
         settles it and its body opens no region (textual.py); else None."""
         tf = textual.enclosing(ff, line)
-        if tf is None or tf.name == n.name:
+        if tf is None:
             return None
-        if _may_open_region(tf.body) or re.search(r"\b(scoped_)?guard\s*\(", tf.body) or \
-                textual.loop_headers(tf.body):
-            return None
-        opening = {name for name, _p, body in (d[2] for d in ctext.defines(ff.lines)) if _may_open_region(body)}
-        if opening and any(c in opening for c in CALL.findall(tf.body)):
+        if PRIMITIVES.search(tf.body) or re.search(r"\b(scoped_)?guard\s*\(", tf.body) or \
+                textual.loop_headers(tf.body) or self._may_call_opener(ff, set(CALL.findall(tf.body))):
             return None
         caller = self.node(ff.rel, tf.name)
         if tf.name not in ff.defs:
@@ -596,6 +608,40 @@ class Graph:
             caller.line = caller.line or tf.line
             caller.params = caller.params or tf.params
         return caller
+
+    MAX_OPENER_LEVELS = 3
+
+    def _may_call_opener(self, ff, called):
+        """Might one of the functions or macros `called` from ff open or close a region, as
+        far as the text shows? Visible definitions as for a parsed caller (_helper_visible):
+        in ff itself (any name), or in its driver directory for a lock-helper name; a name
+        defined nowhere near is the kernel's (atomic_inc()), as in parsed code. A body with
+        a region primitive may; the calls in it are followed MAX_OPENER_LEVELS deep, and a
+        definition found below that may."""
+        roots, dirs = (_driver_root(ff.rel, self.tree.kind) + "/",), {os.path.dirname(ff.rel)}
+        seen = set()
+        level = called
+        for depth in range(self.MAX_OPENER_LEVELS + 1):
+            level = {c for c in level if c not in seen and c not in PRIMITIVE_NAMES}
+            if not level:
+                return False
+            seen |= level
+            bodies = _definition_bodies(ff.text, level)
+            named = sorted(c for c in level if HELPER_NAME.search(c))
+            for f in (self.pre.files_with(named) if named else []):
+                if f == ff.rel or not f.endswith((".c", ".h")) or not _near(f, roots, dirs):
+                    continue
+                try:
+                    text = self.text_facts(f).text
+                except OSError:
+                    return True
+                bodies += _definition_bodies(text, [c for c in named if c in text])
+            if any(PRIMITIVES.search(b) or re.search(r"\b(scoped_)?guard\s*\(", b) for b in bodies):
+                return True
+            if depth == self.MAX_OPENER_LEVELS and any(bodies):
+                return True                     # definitions deeper than followed
+            level = {c for b in bodies for c in CALL.findall(b)}
+        return False
 
     def _own_definition(self, cf, n, files):
         """In a kernel tree two modules may each define a non-static function of one name
@@ -614,6 +660,15 @@ class Graph:
         e = Edge(caller, callee, rel, c.line)
         e.config = ctext.config_at(self.facts[rel].lines, c.line)
         e._call = c
+        self._add_edge(e)
+        return e
+
+    def add_textual_edge(self, caller, callee, rel, line):
+        """An edge for a call that textual_caller() read from the text."""
+        e = Edge(caller, callee, rel, line)
+        e.config = ctext.config_at(self.text_facts(rel).lines, line)
+        e._call = None
+        e.textual = True
         self._add_edge(e)
         return e
 
@@ -790,11 +845,7 @@ class Graph:
                     text = fh.read()
             except OSError:
                 continue
-            # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
-            names = "|".join(sorted(map(re.escape, per_file[f])))
-            defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % names, re.M)
-            if any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)) or \
-                    any(_may_open_region(m.group(2)) for m in re.finditer(_MACRO_DEF % names, text, re.M)):
+            if _defines_opener(text, per_file[f]):
                 keep.append(f)
         self.load(keep)
 

@@ -74,12 +74,24 @@ def resolve(g):
             n.entries.append((E.UNKNOWN, f"{what}: {why}", cf, line, "registration"))
             continue
         for rel, c in calls:
-            caller = g.node(rel, c.func)
-            e = g.add_call_edge(caller, n, rel, c)
+            if isinstance(c, _TextCall):
+                caller = c.caller
+                e = g.add_textual_edge(caller, n, rel, c.line)
+            else:
+                caller = g.node(rel, c.func)
+                e = g.add_call_edge(caller, n, rel, c)
             e.via = (field, cf, line)
             if not caller.expanded:
                 new.append(caller)
     return new
+
+
+class _TextCall:
+    """A call through the member in a function spatch could not parse (graph.textual_caller)."""
+    __slots__ = ("line", "caller")
+
+    def __init__(self, line, caller):
+        self.line, self.caller = line, caller
 
 
 def _store(lhs, name):
@@ -445,7 +457,14 @@ def _member_calls(g, stype, field, files):
                 return None, f"->{field} read at {rel}:{line} (the pointer is passed on)"
             col = off - ff.offset(line, 0)
             c = ff.calls.get((line, col))
-            if c is None or c.callee != "." + field or not c.func or c.func == "something_else":
+            if c is None:
+                # in a function spatch dropped: followed where the text settles it (textual.py)
+                caller = g.textual_caller(ff, line)
+                if caller is None:
+                    return None, f"call through ->{field} that spatch could not parse ({rel}:{line})"
+                calls.append((rel, _TextCall(line, caller)))
+                continue
+            if c.callee != "." + field or not c.func or c.func == "something_else":
                 return None, f"call through ->{field} that spatch could not parse ({rel}:{line})"
             calls.append((rel, c))
     if not calls:
