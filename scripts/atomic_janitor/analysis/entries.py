@@ -236,6 +236,18 @@ STRUCT_FIELDS = {
     ("hrtimer", "function"): (ATOMIC, "hrtimer callback"),
     ("timer_list", "function"): (ATOMIC, "timer callback"),
 }
+# Members of core structs that no core code calls, by their kernel-doc: the calls through
+# them are the driver's own, found in its directory as for a driver's own struct type
+# (member_calls._candidate_files). (struct, member) -> (the doc line it rests on, the
+# subsystem directory whose subdirectories are its drivers).
+DRIVER_ONLY_MEMBERS = {
+    # include/drm/drm_modeset_helper_vtables.h, struct drm_encoder_helper_funcs, @detect
+    # (6.1 users: radeon, amdgpu, nouveau, each from its own connector code)
+    ("drm_encoder_helper_funcs", "detect"):
+        ("include/drm/drm_modeset_helper_vtables.h: \"It is not used by any helper and therefore has "
+         "purely driver-specific semantics\"", "drivers/gpu/drm"),
+}
+
 # The members of struct net_device that net_device_ops replaced in 2.6.29, which vendor
 # drivers still set under #if LINUX_VERSION_CODE (`ndev->hard_start_xmit = fn`): the core
 # called each where it now calls the counterpart.

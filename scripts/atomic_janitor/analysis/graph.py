@@ -122,7 +122,7 @@ class Edge:
         self.unknown = None
         self.region_fact = None
         self.config = []
-        self.via = None              # (member, store file, store line): a call through a struct member
+        self.via = None              # (member, store file, store line[, note]): a call through a struct member
         self.textual = False         # a call spatch did not parse, read from the text (textual.py)
 
 
@@ -130,8 +130,8 @@ def call_fact(e):
     """How the evidence names a call: by name, or through the struct member it was stored in."""
     fact = f"{e.caller.name}() calls {e.callee.name}()"
     if e.via:
-        member, f, line = e.via
-        fact += f" through ->{member} (stored at {f}:{line})"
+        member, f, line = e.via[:3]
+        fact += f" through ->{member} (stored at {f}:{line}{'; ' + e.via[3] if len(e.via) > 3 else ''})"
     if e.textual:
         fact += (f" (read from the text: spatch could not parse the call; {e.caller.name}() takes no lock, "
                  "irq, bh, preempt or RCU region)")

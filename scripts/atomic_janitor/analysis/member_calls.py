@@ -12,7 +12,8 @@ The set of calls counts as complete only when
   its regions; a member read into a variable, passed on, used in a macro or named by a
   macro's argument is an escape;
 - T is the driver's own: defined outside include/ and arch/ (a core type is called by the
-  core, through paths this textual search does not follow);
+  core, through paths this textual search does not follow), or the member is one that its
+  kernel-doc says no core code calls (entries.DRIVER_ONLY_MEMBERS);
 - there is at least one such call, and not more than the limits below.
 A module directory sees only itself: there T must be defined in the directory."""
 
@@ -80,7 +81,8 @@ def resolve(g):
             else:
                 caller = g.node(rel, c.func)
                 e = g.add_call_edge(caller, n, rel, c)
-            e.via = (field, cf, line)
+            doc = E.DRIVER_ONLY_MEMBERS.get((stype, field))
+            e.via = (field, cf, line) + ((f"no core code calls it: {doc[0]}",) if doc else ())
             if not caller.expanded:
                 new.append(caller)
     return new
@@ -212,6 +214,14 @@ def _candidate_files(g, stype, field, store_file):
             return None, (f"the struct type of ->{field} is not settled by the text, and code outside "
                           f"{root or 'the driver'} uses that name ({(outside or mention)[0]})")
         pool = mention
+    elif (stype, field) in E.DRIVER_ONLY_MEMBERS:
+        # No core code calls it (its kernel-doc says so): the calls are the driver's own,
+        # anywhere in its directory (the one right under the subsystem's, for DRM).
+        root = driver_root(store_file, kind)
+        sub = E.DRIVER_ONLY_MEMBERS[(stype, field)][1]
+        if kind == "kernel" and store_file.startswith(sub + "/") and store_file.count("/") > sub.count("/") + 1:
+            root = "/".join(store_file.split("/")[:sub.count("/") + 2])
+        pool = [f for f in mention if not root or f.startswith(root + "/")]
     else:
         defs = struct_defs(g, stype)
         if not defs:
