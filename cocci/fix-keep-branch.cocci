@@ -5,7 +5,10 @@
 //# Only correct when every path to fn was proven sleepable (keep the sleeping
 //# branch) or atomic (keep the atomic branch). atomic-janitor works out which
 //# branch of the if/ternary that is and passes it as keep_then or keep_else;
-//# fn and pred come with -D, the line of the site in $AJ_LINE.
+//# fn and pred come with -D, the line of the site in $AJ_LINE. With usleep the kept
+//# branch is `msleep(N);` with N < 20, which becomes usleep_range(lo, hi) (-D lo, hi):
+//# checkpatch's "msleep < 20ms can sleep for up to 20ms" (timers-howto.rst) would
+//# otherwise flag the line the patch moves.
 ///
 // Confidence: High
 // Copyright: (C) 2026 atomic-janitor contributors
@@ -16,6 +19,7 @@ virtual patch
 virtual keep_then
 virtual keep_else
 virtual might
+virtual usleep
 
 @initialize:python@
 @@
@@ -25,7 +29,7 @@ AJ_LINE = int(os.environ.get("AJ_LINE") or 0)
 def aj_at(p):
     return AJ_LINE == 0 or int(p[0].line) == AJ_LINE
 
-@then_block_else depends on patch && keep_then && !might@
+@then_block_else depends on patch && keep_then && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -39,7 +43,7 @@ fn(...) {
 ...>
 }
 
-@then_block_else_might depends on patch && keep_then && might@
+@then_block_else_might depends on patch && keep_then && might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -54,7 +58,7 @@ fn(...) {
 ...>
 }
 
-@then_else depends on patch && keep_then && !might@
+@then_else depends on patch && keep_then && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -67,7 +71,7 @@ fn(...) {
 ...>
 }
 
-@then_else_might depends on patch && keep_then && might@
+@then_else_might depends on patch && keep_then && might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -81,7 +85,7 @@ fn(...) {
 ...>
 }
 
-@then_block depends on patch && keep_then && !might@
+@then_block depends on patch && keep_then && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -94,7 +98,7 @@ fn(...) {
 ...>
 }
 
-@then_block_might depends on patch && keep_then && might@
+@then_block_might depends on patch && keep_then && might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -108,7 +112,7 @@ fn(...) {
 ...>
 }
 
-@then_only depends on patch && keep_then && !might@
+@then_only depends on patch && keep_then && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -121,7 +125,7 @@ fn(...) {
 ...>
 }
 
-@then_only_might depends on patch && keep_then && might@
+@then_only_might depends on patch && keep_then && might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -135,7 +139,7 @@ fn(...) {
 ...>
 }
 
-@else_block depends on patch && keep_else && !might@
+@else_block depends on patch && keep_else && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -149,7 +153,7 @@ fn(...) {
 ...>
 }
 
-@else_block_might depends on patch && keep_else && might@
+@else_block_might depends on patch && keep_else && might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -164,7 +168,7 @@ fn(...) {
 ...>
 }
 
-@else_stmt depends on patch && keep_else && !might@
+@else_stmt depends on patch && keep_else && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -177,7 +181,7 @@ fn(...) {
 ...>
 }
 
-@else_stmt_might depends on patch && keep_else && might@
+@else_stmt_might depends on patch && keep_else && might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -191,7 +195,7 @@ fn(...) {
 ...>
 }
 
-@else_none depends on patch && keep_else && !might@
+@else_none depends on patch && keep_else && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -203,7 +207,7 @@ fn(...) {
 ...>
 }
 
-@else_none_might depends on patch && keep_else && might@
+@else_none_might depends on patch && keep_else && might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -216,7 +220,7 @@ fn(...) {
 ...>
 }
 
-@ternary_then depends on patch && keep_then && !might@
+@ternary_then depends on patch && keep_then && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -229,7 +233,7 @@ fn(...) {
 ...>
 }
 
-@ternary_else depends on patch && keep_else && !might@
+@ternary_else depends on patch && keep_else && !might && !usleep@
 identifier virtual.fn;
 identifier virtual.pred;
 position p : script:python() { aj_at(p) };
@@ -239,5 +243,39 @@ fn(...) {
 <...
 - (<+... pred@p(...) ...+>) ? E1 : E2
 + E2
+...>
+}
+
+// The kept branch is a short msleep(): usleep_range(), as timers-howto.rst asks.
+
+@then_usleep depends on patch && keep_then && usleep@
+identifier virtual.fn;
+identifier virtual.pred;
+identifier virtual.lo, virtual.hi;
+position p : script:python() { aj_at(p) };
+constant C;
+statement S2;
+@@
+fn(...) {
+<...
+- if (<+... pred@p(...) ...+>) msleep(C); else S2
++ might_sleep();
++ usleep_range(lo, hi);
+...>
+}
+
+@else_usleep depends on patch && keep_else && usleep@
+identifier virtual.fn;
+identifier virtual.pred;
+identifier virtual.lo, virtual.hi;
+position p : script:python() { aj_at(p) };
+constant C;
+statement S1;
+@@
+fn(...) {
+<...
+- if (<+... pred@p(...) ...+>) S1 else msleep(C);
++ might_sleep();
++ usleep_range(lo, hi);
 ...>
 }

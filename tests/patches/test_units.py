@@ -169,3 +169,38 @@ def test_subject_is_one_line_for_b4(tmp_path):
     assert "Subject: [PATCH 1/1] clocksource/drivers/timer-atmel-st: Use lockdep_assert_irqs_disabled()\n" \
            "To: M <m@x>\n\nbody" in text
     assert "Date:" not in text
+
+
+SHORT_SLEEP = """static void fx_wait(struct fx *d)
+{
+	while (!fx_ready(d)) {
+		if (!drm_can_sleep())
+			mdelay(1);
+		else
+			msleep(%d);
+	}
+}
+"""
+
+
+@pytest.mark.parametrize("ms,added", [
+    (1, ["+\tmight_sleep();", "+\tusleep_range(1000, 2000);"]),   # checkpatch: msleep < 20ms
+    (20, ["+\tmight_sleep();", "+\tmsleep(20);"]),
+])
+def test_a_kept_short_msleep_becomes_usleep_range(tmp_path, ms, added):
+    src = tmp_path / "drivers" / "fx" / "fx.c"
+    src.parent.mkdir(parents=True)
+    src.write_text(SHORT_SLEEP % ms)
+    finding = {"file": "drivers/fx/fx.c", "function": "fx_wait", "line": 4, "called": "drm_can_sleep",
+               "expression": "!drm_can_sleep()", "form_detail": {"true_means": "may-sleep"},
+               "fix": {"strategy": "keep-branch", "params": {"file": "drivers/fx/fx.c", "function": "fx_wait",
+                                                              "line": 4, "keep": "sleep", "might_sleep": True}}}
+    p = fix.plan(finding, str(tmp_path))
+    ws = fix.Workspace(str(tmp_path))
+    for op in p.ops:
+        fix.run_op(ws, op)
+    out = ws.read("drivers/fx/fx.c")
+    assert "drm_can_sleep" not in out and "mdelay" not in out
+    for line in added:
+        assert "\t" + line[2:] in out, out
+    assert bool(p.notes) == (ms < 20)

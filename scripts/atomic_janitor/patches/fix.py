@@ -59,6 +59,7 @@ class Op:
 class Plan:
     finding: dict
     ops: list = field(default_factory=list)
+    notes: list = field(default_factory=list)   # sentences for the commit message
 
     @property
     def files(self):
@@ -171,6 +172,26 @@ def _grep_files(root, name, dirs, suffix):
     return out
 
 
+_IF_ELSE = re.compile(r"^\s*if\s*\((?P<cond>.*)\)\s*(?P<then>[^;{}]*;)\s*else\s*(?P<else>[^;{}]*;)", re.S)
+
+
+def _short_msleep(root, rel, line, keep_flag):
+    """N when the kept branch of the `if (...) a; else b;` at rel:line is `msleep(N);` with a
+    literal N below 20: checkpatch flags such a moved line ("msleep < 20ms can sleep for up
+    to 20ms", Documentation/timers/timers-howto.rst), so it becomes usleep_range()."""
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            lines = fh.readlines()
+    except OSError:
+        return None
+    m = _IF_ELSE.match("".join(lines[line - 1:line + 5]))
+    if not m:
+        return None
+    kept = m.group("then" if keep_flag == "keep_then" else "else")
+    n = re.fullmatch(r"\s*msleep\s*\(\s*(\d+)\s*\)\s*;", kept)
+    return int(n.group(1)) if n and 0 < int(n.group(1)) < 20 else None
+
+
 def plan(finding, root):
     """The steps that carry out finding['fix'] in the tree at root; raises Skip."""
     fix = finding.get("fix") or {}
@@ -197,7 +218,15 @@ def plan(finding, root):
             if keep != "sleep":
                 raise Skip("keep-branch: might_sleep() asked for while keeping the atomic branch")
             flags.append("might")
-        p.ops.append(Op(f, rule, dict(base), tuple(flags), line=line, what=where))
+        defines = dict(base)
+        ms = _short_msleep(root, f, line, flags[0]) if keep == "sleep" and "might" in flags else None
+        if ms:
+            flags.append("usleep")
+            defines.update(lo=str(ms * 1000), hi=str(ms * 2000))
+            p.notes.append(f"The kept msleep({ms}) becomes usleep_range({ms * 1000}, {ms * 2000}): msleep() "
+                           "of less than 20 ms can sleep for up to 20 ms "
+                           "(Documentation/timers/timers-howto.rst).")
+        p.ops.append(Op(f, rule, defines, tuple(flags), line=line, what=where))
     elif strategy == "assert-replace":
         with_ = (params.get("with") or "").strip()
         m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)$", with_)

@@ -82,6 +82,8 @@ def what(site):
         if p.get("might_sleep"):
             text += (" Add might_sleep() in its place, so that a caller in atomic context is "
                      "reported on kernels with CONFIG_DEBUG_ATOMIC_SLEEP.")
+        for note in site.get("notes") or ():
+            text += " " + note
         return text
     if s in ("thread-gfp", "thread-flag"):
         param = p.get("param") or ("gfp" if s == "thread-gfp" else "may_sleep")

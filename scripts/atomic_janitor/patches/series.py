@@ -256,7 +256,9 @@ def build(tree, doc, findings_path, out_root, reports_dir, from_=None, signoff=N
     plans, skipped = [], []
     for s in sites:
         try:
-            plans.append((s, fix.plan(s["finding"], root)))
+            pl = fix.plan(s["finding"], root)
+            s["notes"] = pl.notes
+            plans.append((s, pl))
         except fix.Skip as exc:
             skipped.append(([s["finding"]["file"]], str(exc)))
     groups = by_tree(root, group(plans))
