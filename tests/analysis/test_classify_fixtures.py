@@ -11,7 +11,7 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
-              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else"]
+              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
@@ -20,7 +20,8 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxn_ioctl": "GFP_KERNEL", "fxn_own_xmit": "GFP_KERNEL", "fxv_fill": "GFP_KERNEL",
              "fxv_after_bump": "GFP_KERNEL", "fxv_dead_path": "GFP_KERNEL",
              "fxv_zalloc": "GFP_KERNEL", "fxv_in_soup": "GFP_KERNEL",
-             "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL"}
+             "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL",
+             "fxv_evt": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -30,6 +31,7 @@ MANUAL = {
     "fx_rpm_rt_site": "pm_runtime_irq_safe()",
     "fx_bad_site": "could not parse",
     "fxv_flush": "could not parse",
+    "fxv_later": "address passed to FXV_DEFER() (argument 1): caller unknown",
     "fxk_enc_mode_valid": "struct drm_encoder_helper_funcs is not defined in the tree",
     "fxv_in_soup_locked": "call of fxv_in_soup_locked() that spatch could not parse",
     "fx_cycle_a": "no caller chain from an entry point",

@@ -10,6 +10,7 @@ from . import entries as E
 from . import gen_facts_rule as G
 from .callback_docs import CallbackDocs
 from .roots import driver_root as _driver_root
+from . import macro_args
 from . import member_calls
 from . import textual
 from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
@@ -714,12 +715,31 @@ class Graph:
             if (callee, idx) in E.RUNTIME_PM_ARGS:
                 ent = self._runtime_pm(n, ff, f"{callee}() runtime PM callback")
             if ent is None:
+                ent = macro_args.registration(self._macro_definitions(ff, callee), idx)
+            if ent is None:
                 ent = (E.UNKNOWN, f"address passed to {callee}() (argument {idx + 1}): caller unknown")
             n.entries.append((ent[0], ent[1], cf, line, "registration"))
         elif what == "macro-ref":
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
         else:
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
+
+    def _macro_definitions(self, ff, name):
+        """[(name, params, body)] of the #defines of `name` that ff can see as a driver's
+        own: in ff itself, else in the headers of its driver directory; [] when none."""
+        own = [d[2] for d in ctext.defines(ff.lines) if d[2][0] == name]
+        if own:
+            return own
+        roots, dirs = (_driver_root(ff.rel, self.tree.kind) + "/",), {os.path.dirname(ff.rel)}
+        out = []
+        for f in self.pre.files_with([name]):
+            if f.endswith(".h") and _near(f, roots, dirs) and not f.startswith(("include/", "arch/")):
+                try:
+                    lines = self.text_facts(f).lines
+                except OSError:
+                    return []
+                out += [d[2] for d in ctext.defines(lines) if d[2][0] == name]
+        return out
 
     def table_context(self, n, ff, stype, field, line):
         """The context the tables give a function stored into member `field` of struct

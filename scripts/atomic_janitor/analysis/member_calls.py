@@ -96,6 +96,22 @@ class _TextCall:
         self.line, self.caller = line, caller
 
 
+def _cleared_or_sized(text, off, field):
+    """Is the member use at off the whole operand of sizeof, or the destination of a memset()
+    (`memset(wl->evt_handler, 0, sizeof(wl->evt_handler))`)? Neither reads a pointer out."""
+    end = off + len(field)
+    while end < len(text) and text[end] in " \t\n":
+        end += 1
+    if end >= len(text) or text[end] not in ",)":
+        return False                    # more follows (`->m[i]`, `->m + 1`): not the operand alone
+    head = text[max(0, off - 200):off]
+    if re.search(r"\bsizeof\s*\(\s*[\w\s\.\->\[\]]*$", head) and text[end] == ")":
+        return True
+    callee, idx = _enclosing_call(text, off)
+    return callee == "memset" and idx == 0 and text[end] == "," and \
+        re.match(r"\s*0\s*,", text[end + 1:end + 8]) is not None
+
+
 def _store(lhs, name):
     """`dev->xmit = fn`, `dev->xmit = &fn`: the store as the source writes it."""
     return f"{lhs}{'' if lhs.endswith('&') else ' '}{name}"
@@ -463,6 +479,8 @@ def _member_calls(g, stype, field, files):
             mac = ff.macro_at(line)
             if mac:
                 return None, f"->{field} used in macro {mac[0]} ({rel}:{line})"
+            if kind == "use" and _cleared_or_sized(text, off, field):
+                continue                    # memset(x->m, 0, ...) stores NULLs; sizeof reads nothing
             if kind != "call":
                 return None, f"->{field} read at {rel}:{line} (the pointer is passed on)"
             col = off - ff.offset(line, 0)

@@ -1,0 +1,60 @@
+"""What a driver's function-like macro does with a function passed to it: vendor drivers wrap
+registrations in macros of their own (`#define INIT_TIMER(t, func, ms, d) do {
+init_timer(t); t->function = func; ... add_timer(t); } while (0)`). The argument counts as
+the registration the macro body makes of it when every use of the parameter in the body
+says the same: passed to a call the tables know (CALL_ARGS: INIT_WORK(), tasklet_init(), ...)
+or stored into a timer's ->function. Any other use, a parameter passed to another macro,
+or two definitions that disagree, leave it unknown."""
+
+import re
+
+from .. import ctext
+from . import entries as E
+from .facts import _enclosing_call
+
+
+def _uses(body, param):
+    """The context entry each use of `param` in the macro body gives, None for an unknown use."""
+    out = []
+    for m in re.finditer(r"(?<![\w#])%s(?!\w)" % re.escape(param), body):
+        i = m.start()
+        before = body[:i].rstrip()
+        while before.endswith("("):            # `(func)`
+            before = before[:-1].rstrip()
+        store = re.search(r"([\w\.\->\(\)\s\*]*?)(->|\.)\s*function\s*=\s*\(*\s*$", before)
+        if store and _is_timer(body, store.group(1)):
+            out.append((E.ATOMIC, f"timer callback (->function = {param})"))
+            continue
+        callee, idx = _enclosing_call(body, i)
+        out.append(E.CALL_ARGS.get((callee, idx)) if callee else None)
+    return out
+
+
+_TIMER_API = r"\b(init_timer\w*|add_timer\w*|mod_timer\w*|setup_timer\w*|del_timer\w*)\s*\(\s*[(&\s]*%s\b"
+
+
+def _is_timer(body, lhs):
+    """Is `lhs` (the text before `->function =`) a timer: named so, or handed to the timer
+    API in the same body (`init_timer(t); (t)->function = func;`)?"""
+    if "timer" in lhs:
+        return True
+    names = re.findall(r"\w+", lhs)
+    return bool(names) and re.search(_TIMER_API % re.escape(names[-1]), body) is not None
+
+
+def registration(definitions, idx):
+    """(context, fact) of a function passed as argument idx to a macro with these
+    definitions [(name, params, body)], or None."""
+    got = set()
+    for name, params, body in definitions:
+        if params is None:
+            return None
+        names = [p.strip() for p in params.split(",")]
+        if idx >= len(names) or names[idx].endswith("..."):
+            return None
+        uses = _uses(ctext.blank(body), names[idx])
+        if not uses or any(u is None for u in uses):
+            return None
+        got |= {u[0] for u in uses}
+        fact = f"{uses[0][1]} in macro {name}()"
+    return (got.pop(), fact) if len(got) == 1 else None
