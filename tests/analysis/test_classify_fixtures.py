@@ -21,7 +21,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_after_bump": "GFP_KERNEL", "fxv_dead_path": "GFP_KERNEL",
              "fxv_zalloc": "GFP_KERNEL", "fxv_in_soup": "GFP_KERNEL",
              "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL",
-             "fxv_evt": "GFP_KERNEL"}
+             "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {

@@ -56,3 +56,10 @@ def test_loop_headers_spatch_would_not_read_as_iterators():
     tf = T.enclosing(ff(), 27)
     assert tf.name == "fx_loop"
     assert T.loop_headers(tf.body) == {"fx_locked"}
+
+
+def test_member_uses_read_a_logical_and_as_a_test_not_an_address():
+    from atomic_janitor.analysis import members as M
+    text = ("if (e->type < LAST && wl->handler[e->type])\n\twl->handler[e->type](wl);\n"
+            "p = &wl->handler;\nif (a || wl->handler[1])\n\tb();\n")
+    assert [k for _o, _b, k in M.uses(text, "handler")] == ["test", "call", "address", "test"]

@@ -214,6 +214,9 @@ def _enclosing_call(text, i):
 
 _STRUCT_HEAD = re.compile(r"struct\s+(\w+)\s*(?:\w+\s*)?(?:\[[^\]]*\]\s*)?(?:__\w+\s*)*=\s*$")
 _COMPOUND = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*\)\s*$")
+# `static bcmsdh_driver_t dhd_sdio = {`: a typedef name, resolved to its struct tag by the graph
+_TYPEDEF_HEAD = re.compile(r"(?:^|[;{}\s])(?:static\s+)?(?:const\s+)?([A-Za-z_]\w*)\s+(?:const\s+)?\w+\s*"
+                           r"(?:\[[^\]]*\]\s*)?(?:__\w+\s*)*=\s*$")
 _FIELD = re.compile(r"(\.|->)\s*(\w+)\s*(?:\[[^\]]*\]\s*)?=\s*&?\s*$")
 
 
@@ -302,7 +305,12 @@ def _positional(text, i):
     if m:
         return (m.group(1), commas)
     stype = _array_element_type(text, j, lim)
-    return (stype, commas) if stype else None
+    if stype:
+        return (stype, commas)
+    m = _TYPEDEF_HEAD.search(before)
+    if m and m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum", "return"):
+        return ("typedef " + m.group(1), commas)
+    return None
 
 
 def _word_char(c):

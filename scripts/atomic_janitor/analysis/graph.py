@@ -682,7 +682,9 @@ class Graph:
         if what == "init-pos":
             # `{ "smp", smp_show }`: the member is the one at that position of the struct.
             stype, index = detail
-            field = member_calls.member_at(self, stype, index)
+            if stype.startswith("typedef "):
+                stype = member_calls.typedef_tag(self, stype[len("typedef "):]) or stype
+            field = member_calls.member_at(self, stype, index) if not stype.startswith("typedef ") else None
             if field is None:
                 n.entries.append((E.UNKNOWN, f"address taken: element {index + 1} of a positional struct "
                                   f"{stype} initialiser (member order not known)", cf, line, "pointer"))
@@ -733,7 +735,8 @@ class Graph:
         roots, dirs = (_driver_root(ff.rel, self.tree.kind) + "/",), {os.path.dirname(ff.rel)}
         out = []
         for f in self.pre.files_with([name]):
-            if f.endswith(".h") and _near(f, roots, dirs) and not f.startswith(("include/", "arch/")):
+            if f.endswith(".h") and _near(f, roots, dirs) and \
+                    not (self.tree.kind == "kernel" and f.startswith(("include/", "arch/"))):
                 try:
                     lines = self.text_facts(f).lines
                 except OSError:

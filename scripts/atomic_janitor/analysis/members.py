@@ -48,6 +48,10 @@ def uses(text, member):
         nxt = _next_token(text, after)
         bstart, base = _base_text(text, start)
         before = _prev_token(text, bstart)
+        if before in ("&", "|"):
+            j = len(text[:bstart].rstrip()) - 1
+            if j > 0 and text[j - 1] == before:
+                before *= 2                 # `a && x->m`: a test, not the address of x->m
         if op == "." and not base:
             kind = "store" if nxt == "=" else "use"          # designated initialiser
         elif nxt == "=":
