@@ -21,7 +21,8 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_after_bump": "GFP_KERNEL", "fxv_dead_path": "GFP_KERNEL",
              "fxv_zalloc": "GFP_KERNEL", "fxv_in_soup": "GFP_KERNEL",
              "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL",
-             "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL"}
+             "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL",
+             "fxv_wx_get_name": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -31,6 +32,7 @@ MANUAL = {
     "fx_rpm_rt_site": "pm_runtime_irq_safe()",
     "fx_bad_site": "could not parse",
     "fxv_flush": "could not parse",
+    "fxv_wx_priv_set": "iw_handler array fxv_wx_priv_handlers[] used at drivers/fxv/fxv.c:",
     "fxv_later": "address passed to FXV_DEFER() (argument 1): caller unknown",
     "fxk_enc_mode_valid": "struct drm_encoder_helper_funcs is not defined in the tree",
     "fxv_in_soup_locked": "call of fxv_in_soup_locked() that spatch could not parse",

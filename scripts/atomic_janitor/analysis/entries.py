@@ -236,6 +236,17 @@ STRUCT_FIELDS = {
     ("hrtimer", "function"): (ATOMIC, "hrtimer callback"),
     ("timer_list", "function"): (ATOMIC, "timer callback"),
 }
+# Arrays of a function-pointer typedef that the core calls through, when the array is only
+# ever hooked into the core's struct (graph._handler_array checks every use of its name).
+# net/wireless/wext-core.c: wext_handle_ioctl() runs the iw_handler_def tables with
+# rtnl_lock() held (a mutex: process context); IW_HANDLER(id, fn) is `[IW_IOCTL_IDX(id)] = fn`
+# (include/net/iw_handler.h).
+HANDLER_ARRAYS = {
+    "iw_handler": (SLEEPABLE, "wireless extension handler (iw_handler table; wext-core calls it with the "
+                              "RTNL held)"),
+}
+HANDLER_ARRAY_MACROS = {("IW_HANDLER", 1): "iw_handler"}
+
 # Members of core structs that no core code calls, by their kernel-doc: the calls through
 # them are the driver's own, found in its directory as for a driver's own struct type
 # (member_calls._candidate_files). (struct, member) -> (the doc line it rests on, the

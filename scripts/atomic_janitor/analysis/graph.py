@@ -682,6 +682,9 @@ class Graph:
         if what == "init-pos":
             # `{ "smp", smp_show }`: the member is the one at that position of the struct.
             stype, index = detail
+            if stype.startswith("typedef ") and stype[len("typedef "):] in E.HANDLER_ARRAYS:
+                n.entries.append(self._handler_array(ff, stype[len("typedef "):], line))
+                return
             if stype.startswith("typedef "):
                 stype = member_calls.typedef_tag(self, stype[len("typedef "):]) or stype
             field = member_calls.member_at(self, stype, index) if not stype.startswith("typedef ") else None
@@ -713,6 +716,9 @@ class Graph:
             n.entries.append((ent[0], ent[1], cf, line, "registration"))
         elif what == "call-arg":
             callee, idx = detail
+            if (callee, idx) in E.HANDLER_ARRAY_MACROS:
+                n.entries.append(self._handler_array(ff, E.HANDLER_ARRAY_MACROS[(callee, idx)], line))
+                return
             ent = E.CALL_ARGS.get((callee, idx))
             if (callee, idx) in E.RUNTIME_PM_ARGS:
                 ent = self._runtime_pm(n, ff, f"{callee}() runtime PM callback")
@@ -725,6 +731,32 @@ class Graph:
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
         else:
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
+
+    def _handler_array(self, ff, typename, line):
+        """The entry of a function stored in an array of `typename` (E.HANDLER_ARRAYS) at
+        ff:line: the core's context when the array's name is used only to hook it into a
+        struct initialiser (`.standard = handlers,`) or in sizeof/ARRAY_SIZE; unknown when the
+        driver reads it anywhere else (it may call the entries itself)."""
+        text = ff.text
+        off = ff.offset(line, 0)
+        heads = list(re.finditer(r"\b%s\s+(\w+)\s*\[[^\]]*\]\s*=\s*\{" % re.escape(typename), text[:off]))
+        ctx, fact = E.HANDLER_ARRAYS[typename]
+        if not heads:
+            return (E.UNKNOWN, f"address taken: element of a {typename} array not found", ff.rel, line, "pointer")
+        name = heads[-1].group(1)
+        for m in re.finditer(r"\b%s\b" % re.escape(name), text):
+            if m.start() == heads[-1].start(1):
+                continue
+            before = text[max(0, m.start() - 80):m.start()]
+            after = text[m.end():m.end() + 3].lstrip()
+            if re.search(r"\.\s*\w+\s*=\s*&?\s*$", before) and after[:1] in (",", "}"):
+                continue                        # `.standard = handlers,`
+            if re.search(r"\b(sizeof|ARRAY_SIZE)\s*\(\s*$", before):
+                continue
+            at = ff.line_of(m.start())
+            return (E.UNKNOWN, f"{typename} array {name}[] used at {ff.rel}:{at} (its entries may be called "
+                               "from there)", ff.rel, line, "pointer")
+        return (ctx, f"{fact}: {name}[]", ff.rel, line, "registration")
 
     def _macro_definitions(self, ff, name):
         """[(name, params, body)] of the #defines of `name` that ff can see as a driver's
