@@ -11,7 +11,7 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
-              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo"]
+              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
@@ -22,7 +22,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_zalloc": "GFP_KERNEL", "fxv_in_soup": "GFP_KERNEL",
              "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL",
              "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL",
-             "fxv_wx_get_name": "GFP_KERNEL"}
+             "fxv_wx_get_name": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -32,6 +32,7 @@ MANUAL = {
     "fx_rpm_rt_site": "pm_runtime_irq_safe()",
     "fx_bad_site": "could not parse",
     "fxv_flush": "could not parse",
+    "fxk_op_bss_info_changed": "callback struct ieee80211_ops .bss_info_changed (context of this callback not known)",
     "fxv_wx_priv_set": "iw_handler array fxv_wx_priv_handlers[] used at drivers/fxv/fxv.c:",
     "fxv_later": "address passed to FXV_DEFER() (argument 1): caller unknown",
     "fxk_enc_mode_valid": "struct drm_encoder_helper_funcs is not defined in the tree",

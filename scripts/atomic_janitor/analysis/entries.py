@@ -236,6 +236,40 @@ STRUCT_FIELDS = {
     ("hrtimer", "function"): (ATOMIC, "hrtimer callback"),
     ("timer_list", "function"): (ATOMIC, "timer callback"),
 }
+
+# struct ieee80211_ops, per member as include/net/mac80211.h (6.1) documents it ("Must be
+# atomic.", "The callback can sleep.", ...), name:line of its @member paragraph. In a kernel
+# tree the same text is read by callback_docs.py; the table lets an out-of-tree mac80211
+# driver (a module directory, which holds no kernel headers) use it too. Members the 6.1
+# header does not document either way stay unknown.
+MAC80211_SLEEPABLE = (
+    "start:3599", "stop:3609", "add_interface:3638", "change_interface:3648", "remove_interface:3654",
+    "config:3663", "vif_cfg_changed:3678", "link_info_changed:3684", "configure_filter:3696",
+    "config_iface_filter:3700", "set_key:3710", "cancel_hw_scan:3751", "sw_scan_start:3767",
+    "sw_scan_complete:3773", "get_stats:3778", "set_frag_threshold:3787", "set_rts_threshold:3793",
+    "sta_add:3796", "sta_remove:3799", "sta_add_debugfs:3806", "sta_set_txpwr:3816", "sta_state:3820",
+    "sta_pre_rcu_remove:3830", "sta_statistics:3848", "conf_tx:3856", "get_tsf:3861", "set_tsf:3866",
+    "offset_tsf:3871", "reset_tsf:3877", "tx_last_beacon:3883", "rfkill_poll:3891",
+    "set_coverage_class:3896", "testmode_cmd:3902", "testmode_dump:3904", "flush:3906",
+    "cancel_remain_on_channel:3936", "set_bitrate_mask:3946", "mgd_protect_tdls_discover:4023",
+    "add_chanctx:4032", "remove_chanctx:4034", "change_chanctx:4036", "assign_vif_chanctx:4040",
+    "unassign_vif_chanctx:4043", "switch_vif_chanctx:4046", "reconfig_complete:4060", "start_pmsr:4149",
+    "abort_pmsr:4150", "set_tid_config:4151", "reset_tid_config:4152", "update_vif_offload:4154",
+    "change_vif_links:4178", "change_sta_links:4185",
+)
+MAC80211_ATOMIC = (
+    "tx:3592", "prepare_multicast:3692", "set_tim:3707", "update_tkip_key:3717", "get_key_seq:3782",
+    "sta_notify:3811", "sta_rc_update:3837", "sta_rate_tbl_update:3844", "event_callback:3949",
+    "allow_buffered_frames:3978", "release_buffered_frames:3953", "ipv6_addr_change:4066",
+)
+for _e in MAC80211_SLEEPABLE:
+    _f, _l = _e.split(":")
+    STRUCT_FIELDS[("ieee80211_ops", _f)] = (SLEEPABLE, f"mac80211 operation ieee80211_ops.{_f}: "
+                                                       f"\"can sleep\" (include/net/mac80211.h:{_l}, 6.1)")
+for _e in MAC80211_ATOMIC:
+    _f, _l = _e.split(":")
+    STRUCT_FIELDS[("ieee80211_ops", _f)] = (ATOMIC, f"mac80211 operation ieee80211_ops.{_f}: "
+                                                    f"\"must be atomic\" (include/net/mac80211.h:{_l}, 6.1)")
 # Arrays of a function-pointer typedef that the core calls through, when the array is only
 # ever hooked into the core's struct (graph._handler_array checks every use of its name).
 # net/wireless/wext-core.c: wext_handle_ioctl() runs the iw_handler_def tables with
