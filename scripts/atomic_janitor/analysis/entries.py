@@ -240,8 +240,8 @@ STRUCT_FIELDS = {
 # struct ieee80211_ops, per member as include/net/mac80211.h (6.1) documents it ("Must be
 # atomic.", "The callback can sleep.", ...), name:line of its @member paragraph. In a kernel
 # tree the same text is read by callback_docs.py; the table lets an out-of-tree mac80211
-# driver (a module directory, which holds no kernel headers) use it too. Members the 6.1
-# header does not document either way stay unknown.
+# driver (a module directory, which holds no kernel headers) use it too. Members whose 6.1
+# paragraph says neither, or hedges (bss_info_changed: "unless"), stay unknown.
 MAC80211_SLEEPABLE = (
     "start:3599", "stop:3609", "add_interface:3638", "change_interface:3648", "remove_interface:3654",
     "config:3663", "vif_cfg_changed:3678", "link_info_changed:3684", "configure_filter:3696",
