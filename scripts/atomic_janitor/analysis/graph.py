@@ -734,9 +734,9 @@ class Graph:
 
     def _handler_array(self, ff, typename, line):
         """The entry of a function stored in an array of `typename` (E.HANDLER_ARRAYS) at
-        ff:line: the core's context when the array's name is used only to hook it into a
-        struct initialiser (`.standard = handlers,`) or in sizeof/ARRAY_SIZE; unknown when the
-        driver reads it anywhere else (it may call the entries itself)."""
+        ff:line: the core's context when the array is static and its name is used only to
+        hook it into a struct initialiser (`.standard = handlers,`) or in sizeof/ARRAY_SIZE;
+        unknown when the driver reads it anywhere else (it may call the entries itself)."""
         text = ff.text
         off = ff.offset(line, 0)
         heads = list(re.finditer(r"\b%s\s+(\w+)\s*\[[^\]]*\]\s*=\s*\{" % re.escape(typename), text[:off]))
@@ -744,6 +744,10 @@ class Graph:
         if not heads:
             return (E.UNKNOWN, f"address taken: element of a {typename} array not found", ff.rel, line, "pointer")
         name = heads[-1].group(1)
+        decl = re.split(r"[;{}]", text[max(0, heads[-1].start() - 120):heads[-1].start()])[-1]
+        if not re.search(r"\bstatic\b", decl):
+            return (E.UNKNOWN, f"{typename} array {name}[] is not static: other files may read it", ff.rel, line,
+                    "pointer")
         for m in re.finditer(r"\b%s\b" % re.escape(name), text):
             if m.start() == heads[-1].start(1):
                 continue
