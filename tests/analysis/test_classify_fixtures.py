@@ -32,6 +32,7 @@ MANUAL = {
     "fx_rpm_rt_site": "pm_runtime_irq_safe()",
     "fx_bad_site": "could not parse",
     "fxv_flush": "could not parse",
+    "fxv_zfree_impl": "no caller or registration of fxv_zfree_get()",
     "fxk_op_bss_info_changed": "callback struct ieee80211_ops .bss_info_changed (context of this callback not known)",
     "fxv_wx_priv_set": "iw_handler array fxv_wx_priv_handlers[] used at drivers/fxv/fxv.c:",
     "fxv_later": "address passed to FXV_DEFER() (argument 1): caller unknown",

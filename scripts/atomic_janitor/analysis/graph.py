@@ -10,6 +10,7 @@ from . import entries as E
 from . import gen_facts_rule as G
 from .callback_docs import CallbackDocs
 from .roots import driver_root as _driver_root
+from ..tree import walk_sources
 from . import macro_args
 from . import member_calls
 from . import textual
@@ -182,6 +183,7 @@ class Graph:
         self.docs = CallbackDocs(self.root, pre)
         self._pending_docs = []
         self._pending_members = []
+        self._paste_parts = None        # _may_be_pasted: the `x##` and `##x` fragments of a module directory
         self._struct_defs = {}          # member_calls' memos, per graph
         self._includers = {}
         self._include_lines = {}
@@ -334,6 +336,33 @@ class Graph:
                      line=line, params=d["params"] if d else "")
             self.nodes[key] = n
         return n
+
+    _PASTE = re.compile(r"(\w+)\s*##|##\s*(\w+)")
+
+    def _may_be_pasted(self, name):
+        """Could a `##` of the module directory build `name` (`rtw_##x##_f`)? The word
+        index does not see such a use. Read once a graph; a kernel tree is not searched
+        (the word index is all it has there)."""
+        if self.tree.kind == "kernel":
+            return False
+        if self._paste_parts is None:
+            heads, tails = set(), set()
+            for rel, _size, _mtime in walk_sources(self.root):
+                try:
+                    with open(os.path.join(self.root, rel), encoding="utf-8", errors="replace") as fh:
+                        text = fh.read()
+                except OSError:
+                    continue
+                if "##" in text:
+                    for m in self._PASTE.finditer(text):
+                        if m.group(1):
+                            heads.add(m.group(1))
+                        if m.group(2):
+                            tails.add(m.group(2))
+            self._paste_parts = (heads, tails)
+        heads, tails = self._paste_parts
+        return any(len(h) > 2 and name.startswith(h) and name != h for h in heads) or \
+            any(len(t) > 2 and name.endswith(t) and name != t for t in tails)
 
     def _define_line(self, rel, name):
         """The line of rel's first `#define name`, for the evidence of a macro node."""
@@ -581,7 +610,7 @@ class Graph:
             n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
                               "outside it can call it)", n.exported[0], n.exported[1], "exported"))
         elif not found_any and not n.entries:
-            if n.macro:
+            if n.macro and not self._may_be_pasted(n.name):
                 # Searched for in the whole tree and used nowhere (a compat alias, a vendor's
                 # DBG_MEM_ALLOC variant, say): a macro cannot be reached through a pointer,
                 # so it is on no path at all. A module directory's macro is its own: the
