@@ -38,6 +38,7 @@ class FileFacts:
         self.acquires = {}           # function -> (family, line)
         self.releases = {}           # function -> line
         self._text = None
+        self._text_lines = None
         self._starts = None
         self.add(records)
         self._lexical_regions()
@@ -91,6 +92,13 @@ class FileFacts:
                 text = "".join(parts) + text[at:]
             self._text = text
         return self._text
+
+    @property
+    def text_lines(self):
+        """text split into lines (textual.py walks them)."""
+        if self._text_lines is None:
+            self._text_lines = self.text.split("\n")
+        return self._text_lines
 
     def offset(self, line, col):
         self.text

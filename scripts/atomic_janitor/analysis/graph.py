@@ -14,7 +14,7 @@ from ..tree import walk_sources
 from . import macro_args
 from . import member_calls
 from . import textual
-from .facts import HELPER_RULE, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
+from .facts import HELPER_RULE, KEYWORDS, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
 MAX_NODES = 60000           # whole graph: a safety net against runaway growth only
 MAX_SITE_NODES = 4000      # functions above one site; more is unknown (site_ctx)
@@ -82,6 +82,7 @@ def _may_open_region(body):
 
 def _definition_bodies(text, names):
     """The bodies of the functions and macros among `names` that `text` defines."""
+    # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
     alt = "|".join(sorted(map(re.escape, names)))
     defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % alt, re.M)
     return [_body_after(text, m.end()) for m in defre.finditer(text)] + \
@@ -91,11 +92,7 @@ def _definition_bodies(text, names):
 def _defines_opener(text, names):
     """Does `text` define one of `names` (a function or a macro) with a body that may open
     or close a region?"""
-    # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
-    alt = "|".join(sorted(map(re.escape, names)))
-    defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % alt, re.M)
-    return any(_may_open_region(_body_after(text, m.end())) for m in defre.finditer(text)) or \
-        any(_may_open_region(m.group(2)) for m in re.finditer(_MACRO_DEF % alt, text, re.M))
+    return any(_may_open_region(b) for b in _definition_bodies(text, names))
 
 
 class Node:
@@ -184,6 +181,7 @@ class Graph:
         self._pending_docs = []
         self._pending_members = []
         self._paste_parts = None        # _may_be_pasted: the `x##` and `##x` fragments of a module directory
+        self._macro_defs = {}           # _macro_definitions, per (name, driver root, directory)
         self._struct_defs = {}          # member_calls' memos, per graph
         self._includers = {}
         self._include_lines = {}
@@ -629,7 +627,7 @@ class Graph:
         if tf is None:
             return None
         if PRIMITIVES.search(tf.body) or re.search(r"\b(scoped_)?guard\s*\(", tf.body) or \
-                textual.loop_headers(tf.body) or self._may_call_opener(ff, set(CALL.findall(tf.body))):
+                textual.loop_headers(tf.body) or self._may_call_opener(ff, set(CALL.findall(tf.body)) - KEYWORDS):
             return None
         caller = self.node(ff.rel, tf.name)
         if tf.name not in ff.defs:
@@ -797,17 +795,25 @@ class Graph:
         own = [d[2] for d in ctext.defines(ff.lines) if d[2][0] == name]
         if own:
             return own
-        roots, dirs = (_driver_root(ff.rel, self.tree.kind) + "/",), {os.path.dirname(ff.rel)}
-        out = []
-        for f in self.pre.files_with([name]):
-            if f.endswith(".h") and _near(f, roots, dirs) and \
-                    not (self.tree.kind == "kernel" and f.startswith(("include/", "arch/"))):
+        key = (name, _driver_root(ff.rel, self.tree.kind), os.path.dirname(ff.rel))
+        if key not in self._macro_defs:
+            roots, dirs = (key[1] + "/",), {key[2]}
+            head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(" % re.escape(name), re.M)
+            out = []
+            # Most names asked about are the kernel's functions (dev_err(), memcpy()): only a
+            # header near the caller that #defines the name is parsed for its table.
+            for f in self.pre.files_with([name]):
+                if not f.endswith(".h") or not _near(f, roots, dirs) or \
+                        (self.tree.kind == "kernel" and f.startswith(("include/", "arch/"))):
+                    continue
                 try:
-                    lines = self.text_facts(f).lines
+                    lines = self._lines(f)
                 except OSError:
-                    return []
-                out += [d[2] for d in ctext.defines(lines) if d[2][0] == name]
-        return out
+                    continue
+                if head.search("".join(lines)):
+                    out += [d[2] for d in ctext.defines(lines) if d[2][0] == name]
+            self._macro_defs[key] = out
+        return self._macro_defs[key]
 
     def table_context(self, n, ff, stype, field, line):
         """The context the tables give a function stored into member `field` of struct

@@ -59,16 +59,9 @@ class TextFunction:
         self.name, self.line, self.static, self.body, self.params = name, line, static, body, params
 
 
-def _lines(ff):
-    got = getattr(ff, "_text_lines", None)
-    if got is None:
-        got = ff._text_lines = ff.text.split("\n")
-    return got
-
-
 def enclosing(ff, line):
     """The TextFunction around 1-based `line` of ff, or None when the text does not settle it."""
-    tl = _lines(ff)
+    tl = ff.text_lines
     i = line - 1
     if i >= len(tl) or _OPEN.match(tl[i]) or _CLOSE.match(tl[i]):
         return None
