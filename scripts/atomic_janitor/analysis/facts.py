@@ -316,7 +316,7 @@ def _positional(text, i):
     if stype:
         return (stype, commas)
     m = _TYPEDEF_HEAD.search(before)
-    if m and m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum", "return"):
+    if m and m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum"):
         return ("typedef " + m.group(1), commas)
     return None
 

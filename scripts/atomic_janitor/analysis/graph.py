@@ -80,6 +80,14 @@ def _may_open_region(body):
     return any(HELPER_NAME.search(m.group(1)) for m in CALL.finditer(body))
 
 
+_GUARD = re.compile(r"\b(scoped_)?guard\s*\(")
+
+
+def _names_region_primitive(text):
+    """Does text call a region primitive or open a guard() scope?"""
+    return bool(PRIMITIVES.search(text) or _GUARD.search(text))
+
+
 def _definition_bodies(text, names):
     """The bodies of the functions and macros among `names` that `text` defines."""
     # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
@@ -347,8 +355,7 @@ class Graph:
             heads, tails = set(), set()
             for rel, _size, _mtime in walk_sources(self.root):
                 try:
-                    with open(os.path.join(self.root, rel), encoding="utf-8", errors="replace") as fh:
-                        text = fh.read()
+                    text = "".join(self._lines(rel))
                 except OSError:
                     continue
                 if "##" in text:
@@ -626,8 +633,8 @@ class Graph:
         tf = textual.enclosing(ff, line)
         if tf is None:
             return None
-        if PRIMITIVES.search(tf.body) or re.search(r"\b(scoped_)?guard\s*\(", tf.body) or \
-                textual.loop_headers(tf.body) or self._may_call_opener(ff, set(CALL.findall(tf.body)) - KEYWORDS):
+        if _names_region_primitive(tf.body) or textual.loop_headers(tf.body) or \
+                self._may_call_opener(ff, set(CALL.findall(tf.body)) - KEYWORDS):
             return None
         caller = self.node(ff.rel, tf.name)
         if tf.name not in ff.defs:
@@ -664,7 +671,7 @@ class Graph:
                 except OSError:
                     return True
                 bodies += _definition_bodies(text, [c for c in named if c in text])
-            if any(PRIMITIVES.search(b) or re.search(r"\b(scoped_)?guard\s*\(", b) for b in bodies):
+            if any(_names_region_primitive(b) for b in bodies):
                 return True
             if depth == self.MAX_OPENER_LEVELS and any(bodies):
                 return True                     # definitions deeper than followed
@@ -709,12 +716,16 @@ class Graph:
         if what == "init-pos":
             # `{ "smp", smp_show }`: the member is the one at that position of the struct.
             stype, index = detail
-            if stype.startswith("typedef ") and stype[len("typedef "):] in E.HANDLER_ARRAYS:
-                n.entries.append(self._handler_array(ff, stype[len("typedef "):], line))
-                return
             if stype.startswith("typedef "):
-                stype = member_calls.typedef_tag(self, stype[len("typedef "):]) or stype
-            field = member_calls.member_at(self, stype, index) if not stype.startswith("typedef ") else None
+                alias = stype[len("typedef "):]
+                if alias in E.HANDLER_ARRAYS:
+                    n.entries.append(self._handler_array(ff, alias, line))
+                    return
+                tag = member_calls.typedef_tag(self, alias)
+                stype = tag or stype
+                field = member_calls.member_at(self, tag, index) if tag else None
+            else:
+                field = member_calls.member_at(self, stype, index)
             if field is None:
                 n.entries.append((E.UNKNOWN, f"address taken: element {index + 1} of a positional struct "
                                   f"{stype} initialiser (member order not known)", cf, line, "pointer"))
