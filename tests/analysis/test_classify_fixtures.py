@@ -19,7 +19,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxk_vendor_dump": "GFP_KERNEL", "fxk_genl_get": "GFP_KERNEL", "fxk_get_drvinfo": "GFP_KERNEL",
              "fxn_ioctl": "GFP_KERNEL", "fxn_own_xmit": "GFP_KERNEL", "fxv_fill": "GFP_KERNEL",
              "fxv_after_bump": "GFP_KERNEL", "fxv_dead_path": "GFP_KERNEL",
-             "fxv_zalloc": "GFP_KERNEL", "fxv_in_soup": "GFP_KERNEL",
+             "fxv_zalloc": "GFP_KERNEL", "fxv_in_soup": "GFP_KERNEL", "fxv_alias_zalloc": "GFP_KERNEL",
              "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL",
              "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL",
              "fxv_wx_get_name": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL"}
@@ -36,6 +36,7 @@ MANUAL = {
     "fxk_op_bss_info_changed": "callback struct ieee80211_ops .bss_info_changed (context of this callback not known)",
     "fxv_wx_priv_set": "iw_handler array fxv_wx_priv_handlers[] used at drivers/fxv/fxv.c:",
     "fxv_later": "address passed to FXV_DEFER() (argument 1): caller unknown",
+    "fxv_alias_grab": "address passed to fxv_set_allocator() (argument 2): caller unknown",
     "fxk_enc_mode_valid": "struct drm_encoder_helper_funcs is not defined in the tree",
     "fxv_in_soup_locked": "call of fxv_in_soup_locked() that spatch could not parse",
     "fx_cycle_a": "no caller chain from an entry point",

@@ -371,10 +371,15 @@ def classify_mention(ff, name, off, line, kind, defs_here):
             return ("decl", None)
         return ("unseen-call", None)
     # a reference
+    if mac and mac[0] == name and prev == "define":
+        return ("def", None)                    # an object-like macro's own #define
     if re.search(r"EXPORT_SYMBOL\w*\s*\(\s*$", text[max(0, off - 60):off]):
         return ("export", None)
     if prev in ("struct", "enum", "union", "goto") or prev == "." or prev == "->":
         return ("not-function", None)
+    if mac and mac[1] is None and re.fullmatch(r"[\s(]*%s[\s)]*" % re.escape(name), ctext.blank(mac[2])):
+        # `#define os_malloc rtw_malloc`: an alias, whose every use is a use of the name
+        return ("macro-call", mac[0])
     init = _initialiser(text, off)
     if init is not None and init[0] != "?runtime":
         return ("init", init)
