@@ -6,6 +6,7 @@ fingerprint, so a warm re-scan greps nothing, and a changed file is re-read alon
 
 import re
 import subprocess
+import sys
 
 from . import deps
 from .tree import walk_sources
@@ -47,6 +48,57 @@ def _grep_names(root, names, files=None):
     return found
 
 
+_FUNCTION_MACRO = r"^[ \t]*#[ \t]*define[ \t]+(\w+)\("
+
+
+def _function_macro_headers(root):
+    """{name: set(relpath)} of the headers with a function-like `#define name(`: one search
+    of the tree (half a second on a kernel tree, instead of one a name)."""
+    if not _RG:
+        _RG.append(deps.ripgrep())
+    if _RG[0]:
+        argv = [_RG[0], "--no-config", "-H", "--no-heading", "--no-line-number", "--no-ignore", "--hidden",
+                "--no-messages", "-g", "*.h", "-e", "(?-u)" + _FUNCTION_MACRO, "."]
+    else:
+        argv = ["grep", "-rHE", "--include=*.h", _FUNCTION_MACRO.replace("[ \\t]", "[[:blank:]]").replace(
+            "\\w", "[A-Za-z0-9_]"), "."]
+    res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)
+    head = re.compile(_FUNCTION_MACRO)
+    out = {}
+    for line in res.stdout.splitlines():
+        path, sep, rest = line.partition(":")
+        m = head.match(rest) if sep else None
+        if m:
+            out.setdefault(m.group(1), set()).add(path[2:] if path.startswith("./") else path)
+    return out
+
+
+_INCLUDE = r'#\s*include\s*[<"]([^>"]*/)?([^>"/]+)[>"]'
+
+
+def _include_index(root):
+    """{header file name: set(relpath)} of the files with an `#include` naming it: one
+    search of the tree (two seconds on a kernel tree) instead of a search a link of every
+    chain of headers that include each other."""
+    if not _RG:
+        _RG.append(deps.ripgrep())
+    if _RG[0]:
+        argv = [_RG[0], "--no-config", "-o", "-H", "--no-heading", "--no-line-number", "--no-ignore", "--hidden",
+                "--no-messages", "-g", "*.c", "-g", "*.h", "-e", _INCLUDE, "."]
+    else:
+        argv = ["grep", "-rHoE", "--include=*.c", "--include=*.h",
+                '#[[:space:]]*include[[:space:]]*[<"]([^>"]*/)?[^>"/]+[>"]', "."]
+    res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)
+    directive = re.compile(_INCLUDE)
+    out = {}
+    for line in res.stdout.splitlines():
+        path, sep, rest = line.partition(":")
+        m = directive.match(rest) if sep else None
+        if m:
+            out.setdefault(m.group(2), set()).add(sys.intern(path[2:] if path.startswith("./") else path))
+    return out
+
+
 class Unsearched(Exception):
     """Raised by files_with() inside Prefilter.settle() for names not searched for yet."""
 
@@ -77,6 +129,9 @@ class Prefilter:
                     self.words[w] |= fs
         self.stat = now
         self.dirty = bool(changed or gone)
+        self._local = {}                                          # (key, name) -> set(relpath)
+        self._macro_headers = None
+        self._includes = None
 
     def files_with(self, names):
         """Sorted relpaths that mention any of `names`."""
@@ -91,6 +146,43 @@ class Prefilter:
         out = set()
         for n in names:
             out |= self.words[n]
+        return sorted(out)
+
+    def files_with_in(self, names, key, candidates):
+        """files_with(names) among `candidates` (a frozenset of relpaths: one driver's
+        files, named by the hashable `key`). A name the whole tree was not searched for yet
+        is searched for in those files alone, a small fraction of a whole-tree search (which
+        costs about a second on a kernel tree). Either way the answer is the candidates that
+        mention a name, so it does not depend on what was searched for before."""
+        out = set()
+        missing = []
+        for n in names:
+            if n in self.words:
+                out |= self.words[n] & candidates
+            elif (key, n) in self._local:
+                out |= self._local[(key, n)]
+            else:
+                missing.append(n)
+        if missing:
+            for w, fs in _grep_names(self.root, missing, sorted(candidates)).items():
+                self._local[(key, w)] = fs & candidates
+                out |= self._local[(key, w)]
+        return sorted(out)
+
+    def function_macro_headers(self):
+        """{name: set(relpath)}: the headers that #define name as a function-like macro."""
+        if self._macro_headers is None:
+            self._macro_headers = _function_macro_headers(self.root)
+        return self._macro_headers
+
+    def files_including(self, headers):
+        """Sorted relpaths with an #include directive that names one of `headers` (file
+        names, `foo.h`) in any path; the caller checks where each one leads."""
+        if self._includes is None:
+            self._includes = _include_index(self.root)
+        out = set()
+        for h in headers:
+            out |= self._includes.get(h, set())
         return sorted(out)
 
     def settle(self, jobs):

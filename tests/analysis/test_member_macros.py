@@ -6,6 +6,7 @@ import types
 
 from atomic_janitor.analysis import member_calls as MC
 from atomic_janitor.analysis import members as M
+from atomic_janitor.prefilter import Prefilter
 
 HEADER = """\
 #define INNER(x, op) ((x)->ops->op(x))
@@ -24,22 +25,22 @@ HEADER = """\
 """
 
 
-class _Words:
-    def __init__(self, root, files):
-        self.root, self.files = root, files
+class _NoStore:
+    def load(self, name):
+        return {}
 
-    def files_with(self, words):
-        return [f for f in self.files if any(w in (self.root / f).read_text() for w in words)]
+    def save(self, name, data):
+        pass
 
 
 def test_member_named_by_a_macro_argument(tmp_path):
     (tmp_path / "a.h").write_text(HEADER)
-    g = types.SimpleNamespace(pre=_Words(tmp_path, ["a.h"]), root=str(tmp_path), _member_params={})
+    g = types.SimpleNamespace(pre=Prefilter(_NoStore(), str(tmp_path)), root=str(tmp_path), _member_params={})
     pairs = [("INNER", 1), ("INNER", 0), ("OUTER", 1), ("VA", 1), ("NAMED_VA", 1), ("SELF", 1),
              ("PLAIN", 1), ("PASTE", 1), ("UNDEFINED", 0), ("container_of", 2), ("list_entry", 2),
              ("SET_OP", 0)]
     got = {p: MC._member_params(g, [p])[p] for p in pairs}
-    # asked all at once (one search a level), the answers are the same
+    # asked all at once, the answers are the same
     g._member_params = {}
     assert MC._member_params(g, pairs) == got
     assert got == {("INNER", 1): True, ("INNER", 0): False, ("OUTER", 1): True, ("VA", 1): True,

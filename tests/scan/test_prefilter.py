@@ -65,3 +65,45 @@ def test_settle_searches_once_a_link_for_all_jobs(tmp_path, monkeypatch):
     assert pre.deferring == 0
     assert pre.settle({3: chain("alpha", "delta")}) == {3: (["a.c"], ["c.h"])}
     assert len(searches) == 2                  # answered from what was searched already
+
+
+@pytest.mark.parametrize("backend", ["rg", "grep"])
+def test_function_macro_headers(tmp_path, monkeypatch, backend):
+    if backend == "rg" and shutil.which("rg") is None:
+        pytest.skip("ripgrep not installed")
+    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.h").write_text("#define REG(f, d) f(d)\n  #  define\tREG2(x) (x)\n#define OBJ (1)\n")
+    (tmp_path / "b.h").write_text("/* nothing */\n#define REG(f) f()\n")
+    (tmp_path / "c.c").write_text("#define LOCAL(x) x\n")
+    pre = prefilter.Prefilter(_NoStore(), str(tmp_path))
+    assert pre.function_macro_headers() == {"REG": {"d/a.h", "b.h"}, "REG2": {"d/a.h"}}
+
+
+def test_files_with_in_does_not_depend_on_what_was_searched_before(tmp_path):
+    """A driver's files are searched alone when the whole tree was not; the answer is the
+    same as the whole tree's, cut to those files."""
+    for rel in ("drv/a.c", "drv/sub/b.h", "other/c.c"):
+        os.makedirs(tmp_path / os.path.dirname(rel), exist_ok=True)
+        (tmp_path / rel).write_text("int helper_lock(void);\n")
+    cands = frozenset({"drv/a.c", "drv/sub/b.h"})
+    first = prefilter.Prefilter(_NoStore(), str(tmp_path))
+    local = first.files_with_in(["helper_lock", "absent"], "drv", cands)
+    assert "helper_lock" not in first.words         # the whole tree was not searched
+    second = prefilter.Prefilter(_NoStore(), str(tmp_path))
+    assert second.files_with(["helper_lock"]) == ["drv/a.c", "drv/sub/b.h", "other/c.c"]
+    assert second.files_with_in(["helper_lock", "absent"], "drv", cands) == local == ["drv/a.c", "drv/sub/b.h"]
+
+
+@pytest.mark.parametrize("backend", ["rg", "grep"])
+def test_files_including(tmp_path, monkeypatch, backend):
+    if backend == "rg" and shutil.which("rg") is None:
+        pytest.skip("ripgrep not installed")
+    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.c").write_text('#include <linux/foo.h>\n# include "bar.h"\n')
+    (tmp_path / "d" / "b.h").write_text('#include "../d/bar.h"\n/* foo.h bar */\n')
+    (tmp_path / "c.c").write_text("int foo_h;\n")
+    pre = prefilter.Prefilter(_NoStore(), str(tmp_path))
+    assert pre.files_including(["bar.h"]) == ["d/a.c", "d/b.h"]
+    assert pre.files_including(["foo.h", "none.h"]) == ["d/a.c"]

@@ -190,6 +190,7 @@ class Graph:
         self._pending_members = []
         self._paste_parts = None        # _may_be_pasted: the `x##` and `##x` fragments of a module directory
         self._macro_defs = {}           # _macro_definitions, per (name, driver root, directory)
+        self._near_sets = {}            # (driver roots, directories) -> the files there (_near_files_with)
         self._struct_defs = {}          # member_calls' memos, per graph
         self._includers = {}
         self._include_lines = {}
@@ -387,8 +388,18 @@ class Graph:
 
     def _driver_files_with(self, rel, word):
         """Files of rel's driver (its driver directory, or rel's own directory) mentioning word."""
-        roots, dirs = (_driver_root(rel, self.tree.kind) + "/",), {os.path.dirname(rel)}
-        return [f for f in self.pre.files_with([word]) if _near(f, roots, dirs)]
+        return self._near_files_with([word], (_driver_root(rel, self.tree.kind) + "/",), {os.path.dirname(rel)})
+
+    def _near_files_with(self, names, roots, dirs):
+        """[f for f in pre.files_with(names) if _near(f, roots, dirs)], searching only the
+        files near: a driver's own names (its macros, its lock helpers) are looked up one at
+        a time, and a search of the whole tree each would cost a second."""
+        if "/" in roots:
+            return self.pre.files_with(names)
+        key = (roots, frozenset(dirs))
+        if key not in self._near_sets:
+            self._near_sets[key] = frozenset(rel for rel, _s, _m in self.pre.inventory if _near(rel, roots, dirs))
+        return self.pre.files_with_in(names, key, self._near_sets[key])
 
     # ------------------------------------------------------------ closure
     def _unknown_for_good(self, key):
@@ -484,6 +495,12 @@ class Graph:
             nxt = []
             for n in frontier:
                 nxt.extend(self._expand(n, need[n.key]))
+            # What the rest of the round and the next one look up, in one search of the tree:
+            # the stores' struct types and members, and the callers found so far.
+            self.pre.files_with(sorted(
+                {s for _n, s, _f, _cf, _l in self._pending_docs if s and not s.startswith("?")}
+                | {p[2] for p in self._pending_docs + self._pending_members}
+                | {n.name for n in nxt if not (n.static and n.file.endswith(".c"))}))
             self._resolve_docs()
             nxt.extend(member_calls.resolve(self))
             frontier = nxt
@@ -663,8 +680,8 @@ class Graph:
             seen |= level
             bodies = _definition_bodies(ff.text, level)
             named = sorted(c for c in level if HELPER_NAME.search(c))
-            for f in (self.pre.files_with(named) if named else []):
-                if f == ff.rel or not f.endswith((".c", ".h")) or not _near(f, roots, dirs):
+            for f in (self._near_files_with(named, roots, dirs) if named else []):
+                if f == ff.rel or not f.endswith((".c", ".h")):
                     continue
                 try:
                     text = self.text_facts(f).text
@@ -809,20 +826,17 @@ class Graph:
         key = (name, _driver_root(ff.rel, self.tree.kind), os.path.dirname(ff.rel))
         if key not in self._macro_defs:
             roots, dirs = (key[1] + "/",), {key[2]}
-            head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(" % re.escape(name), re.M)
             out = []
             # Most names asked about are the kernel's functions (dev_err(), memcpy()): only a
             # header near the caller that #defines the name is parsed for its table.
-            for f in self.pre.files_with([name]):
-                if not f.endswith(".h") or not _near(f, roots, dirs) or \
-                        (self.tree.kind == "kernel" and f.startswith(("include/", "arch/"))):
+            for f in sorted(self.pre.function_macro_headers().get(name, ())):
+                if not _near(f, roots, dirs) or (self.tree.kind == "kernel" and f.startswith(("include/", "arch/"))):
                     continue
                 try:
                     lines = self._lines(f)
                 except OSError:
                     continue
-                if head.search("".join(lines)):
-                    out += [d[2] for d in ctext.defines(lines) if d[2][0] == name]
+                out += [d[2] for d in ctext.defines(lines) if d[2][0] == name]
             self._macro_defs[key] = out
         return self._macro_defs[key]
 

@@ -304,7 +304,7 @@ def _member_params(g, pairs, users=None):
     """{(name, idx): does some `#define name(...)` in the tree use its idx-th parameter as a
     member name, itself or through the macros it passes that parameter to?} users: name ->
     the .c files that call it (a .c file may define the macro itself). Searched breadth
-    first, one search of the tree a level for every name of that level; a chain longer than
+    first in the headers that #define each name (Prefilter.function_macro_headers); a chain longer than
     MAX_MACRO_LEVELS counts as using it. Memoised per graph. (A pasted member name,
     `->p##_cb`, is no argument's text: not seen.)"""
     memo = g._member_params
@@ -316,7 +316,6 @@ def _member_params(g, pairs, users=None):
     for _ in range(MAX_MACRO_LEVELS):
         if not level:
             break
-        g.pre.files_with(sorted({k[0] for k in level}))
         nxt = set()
         for key in sorted(level):
             hit, passes = _macro_uses_param(g, *key)
@@ -348,7 +347,7 @@ def _macro_uses_param(g, name, idx, users=()):
     passes = set()
     # A macro is defined in a header or in the file that uses it: names such as dev_dbg
     # are in thousands of .c files, which need not be read.
-    for f in [f for f in g.pre.files_with([name]) if f.endswith(".h")] + list(users):
+    for f in sorted(g.pre.function_macro_headers().get(name, ())) + list(users):
         raw = _raw(g, f)
         if "define" not in raw:
             continue
@@ -393,7 +392,7 @@ def _includers(g, defs):
         for h in todo:
             by_name.setdefault(os.path.basename(h), []).append(h)
         todo = []
-        for f in g.pre.files_with(sorted({n[:-2] for n in by_name})):
+        for f in g.pre.files_including(sorted(by_name)):
             if f in seen or not f.endswith((".c", ".h")):
                 continue
             if any(_reaches(f, path, h, kind) for path, name in _includes(g, f) for h in by_name.get(name, ())):
