@@ -99,6 +99,42 @@ def _include_index(root):
     return out
 
 
+_STRUCT_LINE = re.compile(r"\bstruct\s+(\w+)\s*(?:\{|$)")
+_STRUCT_EOL = re.compile(r"\bstruct\s*$")
+_TAG_OPENS = re.compile(r"\s*(\w+)\s*\{")
+
+
+def _struct_index(root):
+    """{struct tag: set(relpath)} of the files with a line that may open its definition:
+    `struct tag {`, `struct tag` ending the line (the brace below), or `struct` ending the
+    line with `tag {` on the next. A superset of the files where `struct tag {` is: the
+    caller reads them for that itself."""
+    if not _RG:
+        _RG.append(deps.ripgrep())
+    if _RG[0]:
+        argv = [_RG[0], "--no-config", "-H", "--null", "-A1", "--no-context-separator", "--no-heading",
+                "--no-line-number", "--no-ignore", "--hidden", "--no-messages", "-g", "*.c", "-g", "*.h",
+                "-e", r"(?-u)\bstruct(\s+\w*)?\s*(\{|$)", "."]
+    else:
+        argv = ["grep", "-rHZE", "-A1", "--no-group-separator", "--include=*.c", "--include=*.h",
+                r"\bstruct([[:space:]]+[A-Za-z0-9_]*)?[[:space:]]*(\{|$)", "."]
+    res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)
+    out = {}
+    prev = None                     # the file of the line before, when it ended with `struct`
+    for line in res.stdout.splitlines():
+        path, sep, rest = line.partition("\0")
+        if not sep:
+            continue
+        if prev == path:
+            m = _TAG_OPENS.match(rest)
+            if m:
+                out.setdefault(m.group(1), set()).add(sys.intern(path[2:] if path.startswith("./") else path))
+        for m in _STRUCT_LINE.finditer(rest):
+            out.setdefault(m.group(1), set()).add(sys.intern(path[2:] if path.startswith("./") else path))
+        prev = path if _STRUCT_EOL.search(rest) else None
+    return out
+
+
 class Unsearched(Exception):
     """Raised by files_with() inside Prefilter.settle() for names not searched for yet."""
 
@@ -132,6 +168,7 @@ class Prefilter:
         self._local = {}                                          # (key, name) -> set(relpath)
         self._macro_headers = None
         self._includes = None
+        self._structs = None
 
     def files_with(self, names):
         """Sorted relpaths that mention any of `names`."""
@@ -184,6 +221,12 @@ class Prefilter:
         for h in headers:
             out |= self._includes.get(h, set())
         return sorted(out)
+
+    def struct_definers(self, tag):
+        """Sorted relpaths that may define `struct tag {` (a superset: see _struct_index)."""
+        if self._structs is None:
+            self._structs = _struct_index(self.root)
+        return sorted(self._structs.get(tag, ()))
 
     def settle(self, jobs):
         """{key: job()} for jobs {key: job}, with one search of the tree a pass for every

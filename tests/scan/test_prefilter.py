@@ -107,3 +107,18 @@ def test_files_including(tmp_path, monkeypatch, backend):
     pre = prefilter.Prefilter(_NoStore(), str(tmp_path))
     assert pre.files_including(["bar.h"]) == ["d/a.c", "d/b.h"]
     assert pre.files_including(["foo.h", "none.h"]) == ["d/a.c"]
+
+
+@pytest.mark.parametrize("backend", ["rg", "grep"])
+def test_struct_definers(tmp_path, monkeypatch, backend):
+    if backend == "rg" and shutil.which("rg") is None:
+        pytest.skip("ripgrep not installed")
+    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+    (tmp_path / "a.h").write_text("struct foo {\n\tint x;\n};\nstruct bar\n{\n};\n")
+    (tmp_path / "b.c").write_text("static struct foo *p;\nstruct baz x = { 1 };\n")
+    (tmp_path / "c.h").write_text("typedef struct\nqux { int y; } qux_t;\n")
+    pre = prefilter.Prefilter(_NoStore(), str(tmp_path))
+    assert pre.struct_definers("foo") == ["a.h"]
+    assert pre.struct_definers("bar") == ["a.h"]
+    assert pre.struct_definers("qux") == ["c.h"]           # the tag on the line after `struct`
+    assert pre.struct_definers("baz") == []

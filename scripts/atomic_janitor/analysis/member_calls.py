@@ -122,11 +122,11 @@ def _text(g, rel):
 
 
 def struct_defs(g, stype):
-    """Files defining `struct stype {`, memoised per graph. The raw text is searched (a
-    struct name such as `device` is in thousands of files), headers under include/ and
+    """Files defining `struct stype {`, memoised per graph. The raw text of the files the
+    tree's index of struct lines names is searched, headers under include/ and
     arch/ first: one definition there makes it a core type, and the search stops."""
     if stype not in g._struct_defs:
-        files = sorted((f for f in g.pre.files_with([stype]) if f.endswith((".c", ".h"))),
+        files = sorted((f for f in g.pre.struct_definers(stype) if f.endswith((".c", ".h"))),
                        key=lambda f: (not f.startswith(("include/", "arch/")), f))
         found = []
         for rel in files:
