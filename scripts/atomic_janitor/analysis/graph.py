@@ -66,6 +66,15 @@ def _near(rel, roots, dirs):
     return "/" in roots or rel.startswith(roots) or os.path.dirname(rel) in dirs
 
 
+def _shared_dirs(a, b):
+    """How many leading directories the files a and b have in common."""
+    da, db = os.path.dirname(a).split("/"), os.path.dirname(b).split("/")
+    n = 0
+    while n < min(len(da), len(db)) and da[n] == db[n] and da[n]:
+        n += 1
+    return n
+
+
 def _body_after(text, i):
     """The braced body of the definition whose head ends before offset i ('' if none)."""
     j = text.find("{", i)
@@ -698,9 +707,18 @@ class Graph:
     def _own_definition(self, cf, n, files):
         """In a kernel tree two modules may each define a non-static function of one name
         (the staging rtl8723bs and r8188eu drivers share dozens): a call from a driver that
-        defines the name itself means its own definition, not n's."""
-        if n.static or self.tree.kind != "kernel":
+        defines the name itself means its own definition, not n's. A module directory may
+        hold several drivers side by side (a vendor's USB, SDIO and PCIe variants, each its
+        own module): there a call means the non-static definition nearest to it, in the
+        directory that shares the most of the caller's path; definitions equally near (one
+        per build configuration of one driver) all count."""
+        if n.static:
             return False
+        if self.tree.kind != "kernel":
+            near = _shared_dirs(cf, n.file)
+            return any(f != n.file and f in self.facts and n.name in self.facts[f].defs
+                       and not self.facts[f].defs[n.name]["static"] and _shared_dirs(cf, f) > near
+                       for f in files)
         root = _driver_root(cf, self.tree.kind)
         if root == _driver_root(n.file, self.tree.kind):
             return False

@@ -1,0 +1,134 @@
+"""A module directory that holds several drivers side by side (a vendor's USB and PCIe
+variants, each its own module, with the same function names): a call means the definition
+nearest to it, so one variant's callers never decide the other's sites."""
+
+import json
+import os
+import shutil
+
+import pytest
+
+from ajtest import run_cli
+
+pytestmark = pytest.mark.skipif(not shutil.which("spatch"), reason="spatch not installed")
+
+CORE = """\
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/slab.h>
+
+void *vdrv_alloc(int n)
+{
+	return kmalloc(n, in_atomic() ? GFP_ATOMIC : GFP_KERNEL);
+}
+"""
+
+WORK_CALLER = """\
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/workqueue.h>
+
+void *vdrv_alloc(int n);
+static struct work_struct vdrv_work;
+
+static void vdrv_work_fn(struct work_struct *w)
+{
+	kfree(vdrv_alloc(16));
+}
+
+int vdrv_probe(void)
+{
+	INIT_WORK(&vdrv_work, vdrv_work_fn);
+	return 0;
+}
+"""
+
+LOCKED_CALLER = """\
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+void *vdrv_alloc(int n);
+static DEFINE_SPINLOCK(vdrv_lock);
+static struct work_struct vdrv_work;
+
+static void vdrv_work_fn(struct work_struct *w)
+{
+	spin_lock(&vdrv_lock);
+	kfree(vdrv_alloc(16));
+	spin_unlock(&vdrv_lock);
+}
+
+int vdrv_probe(void)
+{
+	INIT_WORK(&vdrv_work, vdrv_work_fn);
+	return 0;
+}
+"""
+
+# the same variant built for two buses: both definitions are as near as each other to the
+# common caller, which may mean either one (a build option picks the file)
+SHARED_CALLER = """\
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/spinlock.h>
+
+void *vdrv_bus_alloc(int n);
+static DEFINE_SPINLOCK(vdrv_lock);
+
+void vdrv_poll(void)
+{
+	spin_lock(&vdrv_lock);
+	kfree(vdrv_bus_alloc(16));
+	spin_unlock(&vdrv_lock);
+}
+"""
+
+BUS = """\
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/slab.h>
+
+void *vdrv_bus_alloc(int n)
+{
+	return kmalloc(n, in_atomic() ? GFP_ATOMIC : GFP_KERNEL);
+}
+
+static struct work_struct vdrv_bus_work;
+
+static void vdrv_bus_work_fn(struct work_struct *w)
+{
+	kfree(vdrv_bus_alloc(16));
+}
+
+int vdrv_bus_probe(void)
+{
+	INIT_WORK(&vdrv_bus_work, vdrv_bus_work_fn);
+	return 0;
+}
+"""
+
+
+def _write(root, rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def test_each_variant_is_decided_by_its_own_callers(tmp_path):
+    repo = str(tmp_path / "vendor-repo")
+    _write(repo, "usb/vdrv/vdrv_core.c", CORE)
+    _write(repo, "usb/vdrv/vdrv_main.c", WORK_CALLER)
+    _write(repo, "pcie/vdrv/vdrv_core.c", CORE)
+    _write(repo, "pcie/vdrv/vdrv_main.c", LOCKED_CALLER)
+    _write(repo, "sdio/vdrv_poll.c", SHARED_CALLER)
+    _write(repo, "sdio/bus_a/vdrv_bus.c", BUS)
+    _write(repo, "sdio/bus_b/vdrv_bus.c", BUS)
+    out = str(tmp_path / "out")
+    res = run_cli("scan", "--ksrc", repo, "--output", out, "--keep-going", "--no-cache",
+                  env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert res.returncode == 0, res.stderr
+    with open(os.path.join(out, "vendor-repo", "findings.json"), encoding="utf-8") as fh:
+        got = {f["file"]: f for f in json.load(fh)["findings"]}
+    assert got["usb/vdrv/vdrv_core.c"]["class"] == "sleepable-proven", got["usb/vdrv/vdrv_core.c"]["reason"]
+    assert got["pcie/vdrv/vdrv_core.c"]["class"] == "atomic-proven", got["pcie/vdrv/vdrv_core.c"]["reason"]
+    # equally near: the locked poller may call either definition, and each has its work item
+    for rel in ("sdio/bus_a/vdrv_bus.c", "sdio/bus_b/vdrv_bus.c"):
+        assert got[rel]["class"] not in ("sleepable-proven", "atomic-proven"), got[rel]["reason"]
