@@ -48,28 +48,39 @@ def _grep_names(root, names, files=None):
     return found
 
 
+def _search_lines(root, rg_args, grep_args, sep=":"):
+    """[(relpath, text)] of the lines that a search of the whole tree prints, by rg (its
+    arguments rg_args) or else grep (grep_args)."""
+    if not _RG:
+        _RG.append(deps.ripgrep())
+    if _RG[0]:
+        argv = [_RG[0], "--no-config", "-H", "--no-heading", "--no-line-number", "--no-ignore", "--hidden",
+                "--no-messages", *rg_args, "."]
+    else:
+        argv = ["grep", "-rH", *grep_args, "."]
+    res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)
+    out = []
+    for line in res.stdout.splitlines():
+        path, found, rest = line.partition(sep)
+        if found:
+            out.append((sys.intern(path[2:] if path.startswith("./") else path), rest))
+    return out
+
+
 _FUNCTION_MACRO = r"^[ \t]*#[ \t]*define[ \t]+(\w+)\("
 
 
 def _function_macro_headers(root):
     """{name: set(relpath)} of the headers with a function-like `#define name(`: one search
     of the tree (half a second on a kernel tree, instead of one a name)."""
-    if not _RG:
-        _RG.append(deps.ripgrep())
-    if _RG[0]:
-        argv = [_RG[0], "--no-config", "-H", "--no-heading", "--no-line-number", "--no-ignore", "--hidden",
-                "--no-messages", "-g", "*.h", "-e", "(?-u)" + _FUNCTION_MACRO, "."]
-    else:
-        argv = ["grep", "-rHE", "--include=*.h", _FUNCTION_MACRO.replace("[ \\t]", "[[:blank:]]").replace(
-            "\\w", "[A-Za-z0-9_]"), "."]
-    res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)
     head = re.compile(_FUNCTION_MACRO)
     out = {}
-    for line in res.stdout.splitlines():
-        path, sep, rest = line.partition(":")
-        m = head.match(rest) if sep else None
+    for path, text in _search_lines(
+            root, ["-g", "*.h", "-e", "(?-u)" + _FUNCTION_MACRO],
+            ["-E", "--include=*.h", _FUNCTION_MACRO.replace("[ \\t]", "[[:blank:]]").replace("\\w", "[A-Za-z0-9_]")]):
+        m = head.match(text)
         if m:
-            out.setdefault(m.group(1), set()).add(path[2:] if path.startswith("./") else path)
+            out.setdefault(m.group(1), set()).add(path)
     return out
 
 
@@ -80,22 +91,14 @@ def _include_index(root):
     """{header file name: set(relpath)} of the files with an `#include` naming it: one
     search of the tree (two seconds on a kernel tree) instead of a search a link of every
     chain of headers that include each other."""
-    if not _RG:
-        _RG.append(deps.ripgrep())
-    if _RG[0]:
-        argv = [_RG[0], "--no-config", "-o", "-H", "--no-heading", "--no-line-number", "--no-ignore", "--hidden",
-                "--no-messages", "-g", "*.c", "-g", "*.h", "-e", _INCLUDE, "."]
-    else:
-        argv = ["grep", "-rHoE", "--include=*.c", "--include=*.h",
-                '#[[:space:]]*include[[:space:]]*[<"]([^>"]*/)?[^>"/]+[>"]', "."]
-    res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)
     directive = re.compile(_INCLUDE)
     out = {}
-    for line in res.stdout.splitlines():
-        path, sep, rest = line.partition(":")
-        m = directive.match(rest) if sep else None
+    for path, text in _search_lines(
+            root, ["-o", "-g", "*.c", "-g", "*.h", "-e", _INCLUDE],
+            ["-oE", "--include=*.c", "--include=*.h", '#[[:space:]]*include[[:space:]]*[<"]([^>"]*/)?[^>"/]+[>"]']):
+        m = directive.match(text)
         if m:
-            out.setdefault(m.group(2), set()).add(sys.intern(path[2:] if path.startswith("./") else path))
+            out.setdefault(m.group(2), set()).add(path)
     return out
 
 
@@ -109,29 +112,20 @@ def _struct_index(root):
     `struct tag {`, `struct tag` ending the line (the brace below), or `struct` ending the
     line with `tag {` on the next. A superset of the files where `struct tag {` is: the
     caller reads them for that itself."""
-    if not _RG:
-        _RG.append(deps.ripgrep())
-    if _RG[0]:
-        argv = [_RG[0], "--no-config", "-H", "--null", "-A1", "--no-context-separator", "--no-heading",
-                "--no-line-number", "--no-ignore", "--hidden", "--no-messages", "-g", "*.c", "-g", "*.h",
-                "-e", r"(?-u)\bstruct(\s+\w*)?\s*(\{|$)", "."]
-    else:
-        argv = ["grep", "-rHZE", "-A1", "--no-group-separator", "--include=*.c", "--include=*.h",
-                r"\bstruct([[:space:]]+[A-Za-z0-9_]*)?[[:space:]]*(\{|$)", "."]
-    res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)
     out = {}
     prev = None                     # the file of the line before, when it ended with `struct`
-    for line in res.stdout.splitlines():
-        path, sep, rest = line.partition("\0")
-        if not sep:
-            continue
+    for path, text in _search_lines(
+            root, ["--null", "-A1", "--no-context-separator", "-g", "*.c", "-g", "*.h",
+                   "-e", r"(?-u)\bstruct(\s+\w*)?\s*(\{|$)"],
+            ["-ZE", "-A1", "--no-group-separator", "--include=*.c", "--include=*.h",
+             r"\bstruct([[:space:]]+[A-Za-z0-9_]*)?[[:space:]]*(\{|$)"], sep="\0"):
         if prev == path:
-            m = _TAG_OPENS.match(rest)
+            m = _TAG_OPENS.match(text)
             if m:
-                out.setdefault(m.group(1), set()).add(sys.intern(path[2:] if path.startswith("./") else path))
-        for m in _STRUCT_LINE.finditer(rest):
-            out.setdefault(m.group(1), set()).add(sys.intern(path[2:] if path.startswith("./") else path))
-        prev = path if _STRUCT_EOL.search(rest) else None
+                out.setdefault(m.group(1), set()).add(path)
+        for m in _STRUCT_LINE.finditer(text):
+            out.setdefault(m.group(1), set()).add(path)
+        prev = path if _STRUCT_EOL.search(text) else None
     return out
 
 

@@ -24,11 +24,16 @@ def test_ripgrep_and_grep_agree(monkeypatch):
     assert rg_tree["in_atomic"] and not rg_tree["no_such_name_here"]
 
 
-@pytest.mark.parametrize("backend", ["rg", "grep"])
-def test_whole_words_only(tmp_path, monkeypatch, backend):
-    if backend == "rg" and shutil.which("rg") is None:
+@pytest.fixture(params=["rg", "grep"])
+def backend(request, monkeypatch):
+    """Each search of the tree, once by ripgrep and once by grep."""
+    if request.param == "rg" and shutil.which("rg") is None:
         pytest.skip("ripgrep not installed")
-    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if request.param == "rg" else None])
+    return request.param
+
+
+def test_whole_words_only(tmp_path, backend):
     (tmp_path / "a.c").write_text("int x = in_atomic_foo() + foo_in_atomic();\n")
     (tmp_path / "b.h").write_text("#define W() (in_atomic())\n")
     (tmp_path / "c.txt").write_text("in_atomic()\n")
@@ -67,11 +72,7 @@ def test_settle_searches_once_a_link_for_all_jobs(tmp_path, monkeypatch):
     assert len(searches) == 2                  # answered from what was searched already
 
 
-@pytest.mark.parametrize("backend", ["rg", "grep"])
-def test_function_macro_headers(tmp_path, monkeypatch, backend):
-    if backend == "rg" and shutil.which("rg") is None:
-        pytest.skip("ripgrep not installed")
-    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+def test_function_macro_headers(tmp_path, backend):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "a.h").write_text("#define REG(f, d) f(d)\n  #  define\tREG2(x) (x)\n#define OBJ (1)\n")
     (tmp_path / "b.h").write_text("/* nothing */\n#define REG(f) f()\n")
@@ -95,11 +96,7 @@ def test_files_with_in_does_not_depend_on_what_was_searched_before(tmp_path):
     assert second.files_with_in(["helper_lock", "absent"], "drv", cands) == local == ["drv/a.c", "drv/sub/b.h"]
 
 
-@pytest.mark.parametrize("backend", ["rg", "grep"])
-def test_files_including(tmp_path, monkeypatch, backend):
-    if backend == "rg" and shutil.which("rg") is None:
-        pytest.skip("ripgrep not installed")
-    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+def test_files_including(tmp_path, backend):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "a.c").write_text('#include <linux/foo.h>\n# include "bar.h"\n')
     (tmp_path / "d" / "b.h").write_text('#include "../d/bar.h"\n/* foo.h bar */\n')
@@ -109,11 +106,7 @@ def test_files_including(tmp_path, monkeypatch, backend):
     assert pre.files_including(["foo.h", "none.h"]) == ["d/a.c"]
 
 
-@pytest.mark.parametrize("backend", ["rg", "grep"])
-def test_struct_definers(tmp_path, monkeypatch, backend):
-    if backend == "rg" and shutil.which("rg") is None:
-        pytest.skip("ripgrep not installed")
-    monkeypatch.setattr(prefilter, "_RG", [shutil.which("rg") if backend == "rg" else None])
+def test_struct_definers(tmp_path, backend):
     (tmp_path / "a.h").write_text("struct foo {\n\tint x;\n};\nstruct bar\n{\n};\n")
     (tmp_path / "b.c").write_text("static struct foo *p;\nstruct baz x = { 1 };\n")
     (tmp_path / "c.h").write_text("typedef struct\nqux { int y; } qux_t;\n")
