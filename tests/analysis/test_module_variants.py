@@ -1,6 +1,7 @@
 """A module directory that holds several drivers side by side (a vendor's USB and PCIe
-variants, each its own module, with the same function names): a call means the definition
-nearest to it, so one variant's callers never decide the other's sites."""
+variants, each its own module with its own Kbuild makefile, with the same function names):
+a call means its own module's definition, so one variant's callers never decide the other's
+sites. Without makefiles that say so, it is one module, and every definition counts."""
 
 import json
 import os
@@ -112,7 +113,7 @@ def _write(root, rel, text):
         fh.write(text)
 
 
-def test_each_variant_is_decided_by_its_own_callers(tmp_path):
+def _scan(tmp_path, makefiles):
     repo = str(tmp_path / "vendor-repo")
     _write(repo, "usb/vdrv/vdrv_core.c", CORE)
     _write(repo, "usb/vdrv/vdrv_main.c", WORK_CALLER)
@@ -121,14 +122,29 @@ def test_each_variant_is_decided_by_its_own_callers(tmp_path):
     _write(repo, "sdio/vdrv_poll.c", SHARED_CALLER)
     _write(repo, "sdio/bus_a/vdrv_bus.c", BUS)
     _write(repo, "sdio/bus_b/vdrv_bus.c", BUS)
+    if makefiles:
+        _write(repo, "usb/vdrv/Makefile", "obj-m += vdrv_usb.o\nvdrv_usb-y := vdrv_core.o vdrv_main.o\n")
+        _write(repo, "pcie/vdrv/Kbuild", "obj-$(CONFIG_VDRV_PCIE) := vdrv_pcie.o\n")
+        # one module, its bus chosen by a build option
+        _write(repo, "sdio/Makefile", "obj-m += vdrv_sdio.o\nvdrv_sdio-$(CONFIG_BUS_A) += bus_a/vdrv_bus.o\n")
     out = str(tmp_path / "out")
     res = run_cli("scan", "--ksrc", repo, "--output", out, "--keep-going", "--no-cache",
                   env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
     assert res.returncode == 0, res.stderr
     with open(os.path.join(out, "vendor-repo", "findings.json"), encoding="utf-8") as fh:
-        got = {f["file"]: f for f in json.load(fh)["findings"]}
+        return {f["file"]: f for f in json.load(fh)["findings"]}
+
+
+def test_each_variant_is_decided_by_its_own_callers(tmp_path):
+    got = _scan(tmp_path, makefiles=True)
     assert got["usb/vdrv/vdrv_core.c"]["class"] == "sleepable-proven", got["usb/vdrv/vdrv_core.c"]["reason"]
     assert got["pcie/vdrv/vdrv_core.c"]["class"] == "atomic-proven", got["pcie/vdrv/vdrv_core.c"]["reason"]
-    # equally near: the locked poller may call either definition, and each has its work item
+    # one module: the locked poller may call either definition, and each has its work item
     for rel in ("sdio/bus_a/vdrv_bus.c", "sdio/bus_b/vdrv_bus.c"):
+        assert got[rel]["class"] not in ("sleepable-proven", "atomic-proven"), got[rel]["reason"]
+
+
+def test_without_makefiles_it_is_one_module(tmp_path):
+    got = _scan(tmp_path, makefiles=False)
+    for rel in ("usb/vdrv/vdrv_core.c", "pcie/vdrv/vdrv_core.c"):
         assert got[rel]["class"] not in ("sleepable-proven", "atomic-proven"), got[rel]["reason"]

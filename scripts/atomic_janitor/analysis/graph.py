@@ -66,13 +66,16 @@ def _near(rel, roots, dirs):
     return "/" in roots or rel.startswith(roots) or os.path.dirname(rel) in dirs
 
 
-def _shared_dirs(a, b):
-    """How many leading directories the files a and b have in common."""
-    da, db = os.path.dirname(a).split("/"), os.path.dirname(b).split("/")
-    n = 0
-    while n < min(len(da), len(db)) and da[n] == db[n] and da[n]:
-        n += 1
-    return n
+def _builds_objects(directory):
+    """Does directory hold a Kbuild makefile that builds objects (a module's root)?"""
+    for name in ("Kbuild", "Makefile"):
+        try:
+            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
+                if re.search(r"^[ \t]*obj-(m|y|\$\()", fh.read(), re.M):
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def _body_after(text, i):
@@ -200,6 +203,7 @@ class Graph:
         self._paste_parts = None        # _may_be_pasted: the `x##` and `##x` fragments of a module directory
         self._macro_defs = {}           # _macro_definitions, per (name, driver root, directory)
         self._near_sets = {}            # (driver roots, directories) -> the files there (_near_files_with)
+        self._modules = {}              # directory -> the module it belongs to (_module_of)
         self._struct_defs = {}          # member_calls' memos, per graph
         self._includers = {}
         self._include_lines = {}
@@ -705,25 +709,32 @@ class Graph:
         return False
 
     def _own_definition(self, cf, n, files):
-        """In a kernel tree two modules may each define a non-static function of one name
-        (the staging rtl8723bs and r8188eu drivers share dozens): a call from a driver that
-        defines the name itself means its own definition, not n's. A module directory may
-        hold several drivers side by side (a vendor's USB, SDIO and PCIe variants, each its
-        own module): there a call means the non-static definition nearest to it, in the
-        directory that shares the most of the caller's path; definitions equally near (one
-        per build configuration of one driver) all count."""
+        """Two modules may each define a non-static function of one name: in a kernel tree
+        two drivers (the staging rtl8723bs and r8188eu share dozens), in a module directory
+        several drivers side by side (a vendor's USB, SDIO and PCIe variants, each with its
+        own Kbuild makefile). A call from a module that defines the name itself means its
+        own definition, not n's. Within one module every definition counts (one per build
+        configuration)."""
         if n.static:
             return False
-        if self.tree.kind != "kernel":
-            near = _shared_dirs(cf, n.file)
-            return any(f != n.file and f in self.facts and n.name in self.facts[f].defs
-                       and not self.facts[f].defs[n.name]["static"] and _shared_dirs(cf, f) > near
-                       for f in files)
-        root = _driver_root(cf, self.tree.kind)
-        if root == _driver_root(n.file, self.tree.kind):
+        root = self._module_of(cf)
+        if root == self._module_of(n.file):
             return False
-        return any(f != n.file and _driver_root(f, self.tree.kind) == root and f in self.facts
-                   and n.name in self.facts[f].defs for f in files)
+        return any(f != n.file and f in self.facts and n.name in self.facts[f].defs
+                   and not self.facts[f].defs[n.name]["static"] and self._module_of(f) == root for f in files)
+
+    def _module_of(self, rel):
+        """The module a file belongs to: its driver directory in a kernel tree; in a module
+        directory the nearest directory above it whose Makefile or Kbuild builds objects
+        (`obj-m += ...`, `obj-$(CONFIG_X) := ...`), else the whole directory."""
+        if self.tree.kind == "kernel":
+            return _driver_root(rel, self.tree.kind)
+        d = os.path.dirname(rel)
+        if d not in self._modules:
+            parent = os.path.dirname(d) if d else None
+            self._modules[d] = d if _builds_objects(os.path.join(self.root, d)) else \
+                ("" if parent is None else self._module_of(os.path.join(parent, "x")))
+        return self._modules[d]
 
     def add_call_edge(self, caller, callee, rel, c):
         """An edge for the call record c (in file rel) of `callee` by `caller`."""
