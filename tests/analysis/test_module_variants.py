@@ -106,6 +106,48 @@ int vdrv_bus_probe(void)
 """
 
 
+HDR = """\
+struct vdrv_ops {
+	void *(*get)(int n);
+};
+"""
+
+OPS = """\
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include "vdrv.h"
+
+static struct vdrv_ops vdrv_the_ops;
+static DEFINE_SPINLOCK(vdrv_ops_lock);
+static struct work_struct vdrv_ops_work;
+
+static void *vdrv_get(int n)
+{
+	return kmalloc(n, in_atomic() ? GFP_ATOMIC : GFP_KERNEL);
+}
+
+static void vdrv_ops_work_fn(struct work_struct *w)
+{
+	struct vdrv_ops *ops = &vdrv_the_ops;
+
+	LOCK
+	kfree(ops->get(16));
+	UNLOCK
+}
+
+int vdrv_ops_probe(void)
+{
+	struct vdrv_ops *ops = &vdrv_the_ops;
+
+	ops->get = vdrv_get;
+	INIT_WORK(&vdrv_ops_work, vdrv_ops_work_fn);
+	return 0;
+}
+"""
+
+
 def _write(root, rel, text):
     path = os.path.join(root, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -122,6 +164,11 @@ def _scan(tmp_path, makefiles):
     _write(repo, "sdio/vdrv_poll.c", SHARED_CALLER)
     _write(repo, "sdio/bus_a/vdrv_bus.c", BUS)
     _write(repo, "sdio/bus_b/vdrv_bus.c", BUS)
+    _write(repo, "usb/vdrv/vdrv.h", HDR)
+    _write(repo, "usb/vdrv/vdrv_ops.c", OPS.replace("\tUNLOCK\n", "").replace("\tLOCK\n", ""))
+    _write(repo, "pcie/vdrv/vdrv.h", HDR)
+    _write(repo, "pcie/vdrv/vdrv_ops.c", OPS.replace("\tUNLOCK\n", "\tspin_unlock(&vdrv_ops_lock);\n").replace(
+        "\tLOCK\n", "\tspin_lock(&vdrv_ops_lock);\n"))
     if makefiles:
         _write(repo, "usb/vdrv/Makefile", "obj-m += vdrv_usb.o\nvdrv_usb-y := vdrv_core.o vdrv_main.o\n")
         _write(repo, "pcie/vdrv/Kbuild", "obj-$(CONFIG_VDRV_PCIE) := vdrv_pcie.o\n")
@@ -139,6 +186,9 @@ def test_each_variant_is_decided_by_its_own_callers(tmp_path):
     got = _scan(tmp_path, makefiles=True)
     assert got["usb/vdrv/vdrv_core.c"]["class"] == "sleepable-proven", got["usb/vdrv/vdrv_core.c"]["reason"]
     assert got["pcie/vdrv/vdrv_core.c"]["class"] == "atomic-proven", got["pcie/vdrv/vdrv_core.c"]["reason"]
+    # calls through ->get: each module's own struct vdrv_ops
+    assert got["usb/vdrv/vdrv_ops.c"]["class"] == "sleepable-proven", got["usb/vdrv/vdrv_ops.c"]["reason"]
+    assert got["pcie/vdrv/vdrv_ops.c"]["class"] == "atomic-proven", got["pcie/vdrv/vdrv_ops.c"]["reason"]
     # one module: the locked poller may call either definition, and each has its work item
     for rel in ("sdio/bus_a/vdrv_bus.c", "sdio/bus_b/vdrv_bus.c"):
         assert got[rel]["class"] not in ("sleepable-proven", "atomic-proven"), got[rel]["reason"]
@@ -146,5 +196,5 @@ def test_each_variant_is_decided_by_its_own_callers(tmp_path):
 
 def test_without_makefiles_it_is_one_module(tmp_path):
     got = _scan(tmp_path, makefiles=False)
-    for rel in ("usb/vdrv/vdrv_core.c", "pcie/vdrv/vdrv_core.c"):
+    for rel in ("usb/vdrv/vdrv_core.c", "pcie/vdrv/vdrv_core.c", "usb/vdrv/vdrv_ops.c", "pcie/vdrv/vdrv_ops.c"):
         assert got[rel]["class"] not in ("sleepable-proven", "atomic-proven"), got[rel]["reason"]

@@ -75,6 +75,8 @@ def resolve(g):
             n.entries.append((E.UNKNOWN, f"{what}: {why}", cf, line, "registration"))
             continue
         for rel, c in calls:
+            if _other_module(g, stype, rel, cf):
+                continue
             if isinstance(c, _TextCall):
                 caller = c.caller
                 e = g.add_textual_edge(caller, n, rel, c.line)
@@ -86,6 +88,19 @@ def resolve(g):
             if not caller.expanded:
                 new.append(caller)
     return new
+
+
+def _other_module(g, stype, rel, store):
+    """In a module directory that holds several modules (graph._module_of), each defining a
+    struct of this name: is the call through the member in rel, in another module than the
+    store, a call through the other module's type, which never reaches the stored function?"""
+    if g.tree.kind == "kernel" or not stype:
+        return False
+    mod, own = g._module_of(rel), g._module_of(store)
+    if mod == own:
+        return False
+    homes = {g._module_of(d) for d in struct_defs(g, stype)}
+    return mod in homes and own in homes
 
 
 class _TextCall:
