@@ -13,17 +13,23 @@ from .tree import walk_sources
 
 GREP_BATCH = 2000
 _RG = []
+# every file, hidden or ignored too, its path on each line printed
+_RG_OPTS = ("--no-config", "-H", "--no-heading", "--no-line-number", "--no-ignore", "--hidden", "--no-messages")
+
+
+def _ripgrep():
+    """rg's path, or None when the machine has none (grep does the searches then)."""
+    if not _RG:
+        _RG.append(deps.ripgrep())
+    return _RG[0]
 
 
 def _search_argv(names):
     """rg (every core) when there is one, else grep; both print path:word per hit.
     rg gets -w and a bare alternation: its \\b is Unicode-aware and 4x slower."""
     alt = "|".join(re.escape(n) for n in sorted(names))
-    if not _RG:
-        _RG.append(deps.ripgrep())
-    if _RG[0]:
-        return [_RG[0], "--no-config", "-o", "-w", "-H", "--no-heading", "--no-line-number", "--no-ignore",
-                "--hidden", "--no-messages", "-g", "*.c", "-g", "*.h", "-e", alt]
+    if _ripgrep():
+        return [_ripgrep(), *_RG_OPTS, "-o", "-w", "-g", "*.c", "-g", "*.h", "-e", alt]
     return ["grep", "-rIoHE", "--include=*.c", "--include=*.h", r"\b(" + alt + r")\b"]
 
 
@@ -51,11 +57,8 @@ def _grep_names(root, names, files=None):
 def _search_lines(root, rg_args, grep_args, sep=":"):
     """[(relpath, text)] of the lines that a search of the whole tree prints, by rg (its
     arguments rg_args) or else grep (grep_args)."""
-    if not _RG:
-        _RG.append(deps.ripgrep())
-    if _RG[0]:
-        argv = [_RG[0], "--no-config", "-H", "--no-heading", "--no-line-number", "--no-ignore", "--hidden",
-                "--no-messages", *rg_args, "."]
+    if _ripgrep():
+        argv = [_ripgrep(), *_RG_OPTS, *rg_args, "."]
     else:
         argv = ["grep", "-rH", *grep_args, "."]
     res = subprocess.run(argv, cwd=root, capture_output=True, text=True, errors="replace", check=False)

@@ -23,26 +23,8 @@ void *vdrv_alloc(int n)
 }
 """
 
-WORK_CALLER = """\
-// SPDX-License-Identifier: GPL-2.0
-#include <linux/workqueue.h>
-
-void *vdrv_alloc(int n);
-static struct work_struct vdrv_work;
-
-static void vdrv_work_fn(struct work_struct *w)
-{
-	kfree(vdrv_alloc(16));
-}
-
-int vdrv_probe(void)
-{
-	INIT_WORK(&vdrv_work, vdrv_work_fn);
-	return 0;
-}
-"""
-
-LOCKED_CALLER = """\
+# a work item's call, with LOCK and UNLOCK lines that _locked() fills in or drops
+CALLER = """\
 // SPDX-License-Identifier: GPL-2.0
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -53,9 +35,9 @@ static struct work_struct vdrv_work;
 
 static void vdrv_work_fn(struct work_struct *w)
 {
-	spin_lock(&vdrv_lock);
+	LOCK
 	kfree(vdrv_alloc(16));
-	spin_unlock(&vdrv_lock);
+	UNLOCK
 }
 
 int vdrv_probe(void)
@@ -65,8 +47,8 @@ int vdrv_probe(void)
 }
 """
 
-# the same variant built for two buses: both definitions are as near as each other to the
-# common caller, which may mean either one (a build option picks the file)
+# one variant built for two buses, one module: the common caller may mean either
+# definition (a build option picks the file)
 SHARED_CALLER = """\
 // SPDX-License-Identifier: GPL-2.0
 #include <linux/spinlock.h>
@@ -148,6 +130,12 @@ int vdrv_ops_probe(void)
 """
 
 
+def _locked(text, lock):
+    """text with its LOCK/UNLOCK lines taking spinlock `lock`, or without them (None)."""
+    take, drop = (f"\tspin_lock(&{lock});\n", f"\tspin_unlock(&{lock});\n") if lock else ("", "")
+    return text.replace("\tUNLOCK\n", drop).replace("\tLOCK\n", take)
+
+
 def _write(root, rel, text):
     path = os.path.join(root, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -158,17 +146,16 @@ def _write(root, rel, text):
 def _scan(tmp_path, makefiles):
     repo = str(tmp_path / "vendor-repo")
     _write(repo, "usb/vdrv/vdrv_core.c", CORE)
-    _write(repo, "usb/vdrv/vdrv_main.c", WORK_CALLER)
+    _write(repo, "usb/vdrv/vdrv_main.c", _locked(CALLER, None))
     _write(repo, "pcie/vdrv/vdrv_core.c", CORE)
-    _write(repo, "pcie/vdrv/vdrv_main.c", LOCKED_CALLER)
+    _write(repo, "pcie/vdrv/vdrv_main.c", _locked(CALLER, "vdrv_lock"))
     _write(repo, "sdio/vdrv_poll.c", SHARED_CALLER)
     _write(repo, "sdio/bus_a/vdrv_bus.c", BUS)
     _write(repo, "sdio/bus_b/vdrv_bus.c", BUS)
     _write(repo, "usb/vdrv/vdrv.h", HDR)
-    _write(repo, "usb/vdrv/vdrv_ops.c", OPS.replace("\tUNLOCK\n", "").replace("\tLOCK\n", ""))
+    _write(repo, "usb/vdrv/vdrv_ops.c", _locked(OPS, None))
     _write(repo, "pcie/vdrv/vdrv.h", HDR)
-    _write(repo, "pcie/vdrv/vdrv_ops.c", OPS.replace("\tUNLOCK\n", "\tspin_unlock(&vdrv_ops_lock);\n").replace(
-        "\tLOCK\n", "\tspin_lock(&vdrv_ops_lock);\n"))
+    _write(repo, "pcie/vdrv/vdrv_ops.c", _locked(OPS, "vdrv_ops_lock"))
     if makefiles:
         _write(repo, "usb/vdrv/Makefile", "obj-m += vdrv_usb.o\nvdrv_usb-y := vdrv_core.o vdrv_main.o\n")
         _write(repo, "pcie/vdrv/Kbuild", "obj-$(CONFIG_VDRV_PCIE) := vdrv_pcie.o\n")

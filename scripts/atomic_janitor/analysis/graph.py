@@ -203,7 +203,7 @@ class Graph:
         self._paste_parts = None        # _may_be_pasted: the `x##` and `##x` fragments of a module directory
         self._macro_defs = {}           # _macro_definitions, per (name, driver root, directory)
         self._near_sets = {}            # (driver roots, directories) -> the files there (_near_files_with)
-        self._modules = {}              # directory -> the module it belongs to (_module_of)
+        self._modules = {}              # directory -> the module it belongs to (_module_dir)
         self._struct_defs = {}          # member_calls' memos, per graph
         self._includers = {}
         self._include_lines = {}
@@ -729,11 +729,13 @@ class Graph:
         (`obj-m += ...`, `obj-$(CONFIG_X) := ...`), else the whole directory."""
         if self.tree.kind == "kernel":
             return _driver_root(rel, self.tree.kind)
-        d = os.path.dirname(rel)
+        return self._module_dir(os.path.dirname(rel))
+
+    def _module_dir(self, d):
+        """The module directory d belongs to (d itself, a directory above it, or "")."""
         if d not in self._modules:
-            parent = os.path.dirname(d) if d else None
-            self._modules[d] = d if _builds_objects(os.path.join(self.root, d)) else \
-                ("" if parent is None else self._module_of(os.path.join(parent, "x")))
+            self._modules[d] = d if not d or _builds_objects(os.path.join(self.root, d)) else \
+                self._module_dir(os.path.dirname(d))
         return self._modules[d]
 
     def add_call_edge(self, caller, callee, rel, c):
