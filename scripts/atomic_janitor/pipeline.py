@@ -5,6 +5,7 @@ the order; each stage knows the findings contract and the shared helpers, never 
 
 import json
 import os
+import shutil
 import tempfile
 import time
 
@@ -107,6 +108,28 @@ def patches(argv):
     return patches_cli.main(argv, after=_link_reports)
 
 
+def _analyse(tree, scope, predicates, store, jobs, classify, t0, log, scratch):
+    """Detection and classification: the findings document, the files analysed, spatch runs."""
+    store.macro_file = macrofile.build(tree, scratch or store.dir)
+    fps = cache.Fingerprints(store, tree.root)
+    pre = prefilter.Prefilter(store, tree.root)
+    det = detect.detect(tree, scope, predicates, pre, fps, store, jobs)
+    pre.save()
+    fps.save()
+    doc = records.build(tree, det, predicates, scope, det.read_lines)
+    t_detect = time.monotonic() - t0
+    if classify:
+        classifymod.run(tree, doc, scope, store, fps, pre, jobs)
+        classifymod.LAST_TIMING["detect_seconds"] = t_detect
+        tm = classifymod.LAST_TIMING
+        log(f"  classify: {tm['classify_seconds']:.1f}s, {tm['nodes']} functions, {tm['files']} files "
+            f"({tm['spatch_runs']} by spatch); detect {t_detect:.1f}s")
+    # the reports see the same document, key order included, whether it was just made or
+    # reused: both go through the same JSON round trip
+    doc = json.loads(json.dumps(doc, sort_keys=True))
+    return doc, list(det.analysed_files), det.spatch_runs
+
+
 def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_going=False,
          use_cache=True, log=print, classify=True, baseline_path=None, series_root=None,
          reuse_result=True):
@@ -126,25 +149,14 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         log("  classify: reused: the tree, the tool and the options are those of the last scan "
             "(any change runs the analysis again)")
     else:
-        store.macro_file = macrofile.build(tree, store.dir if use_cache else tempfile.mkdtemp(prefix="aj-macros-"))
-        fps = cache.Fingerprints(store, tree.root)
-        pre = prefilter.Prefilter(store, tree.root)
-        det = detect.detect(tree, scope, predicates, pre, fps, store, jobs)
-        pre.save()
-        fps.save()
-        analysed, spatch_runs = list(det.analysed_files), det.spatch_runs
-
-        doc = records.build(tree, det, predicates, scope, det.read_lines)
-        t_detect = time.monotonic() - t0
-        if classify:
-            classifymod.run(tree, doc, scope, store, fps, pre, jobs)
-            classifymod.LAST_TIMING["detect_seconds"] = t_detect
-            tm = classifymod.LAST_TIMING
-            log(f"  classify: {tm['classify_seconds']:.1f}s, {tm['nodes']} functions, {tm['files']} files "
-                f"({tm['spatch_runs']} by spatch); detect {t_detect:.1f}s")
-        # the reports see the same document, key order included, whether it was just made or
-        # reused: both go through the same JSON round trip
-        doc = json.loads(json.dumps(doc, sort_keys=True))
+        # without a cache the macro file lives only as long as this analysis
+        scratch = None if use_cache else tempfile.mkdtemp(prefix="aj-macros-")
+        try:
+            doc, analysed, spatch_runs = _analyse(tree, scope, predicates, store, jobs, classify, t0, log,
+                                                  scratch)
+        finally:
+            if scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
         if use_cache:
             resultcache.save(store, predicates, scope, classify, rkey, doc, analysed, spatch_runs,
                              dict(classifymod.LAST_TIMING))
@@ -162,7 +174,6 @@ def scan(ksrc, scope_spec, predicates_spec, jobs, formats_spec, out_root, keep_g
         render_all(doc, staging, formats, links)
         replace_dir(staging, final)
     except BaseException:
-        import shutil
         shutil.rmtree(staging, ignore_errors=True)
         raise
     elapsed = time.monotonic() - t0

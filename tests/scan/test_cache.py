@@ -106,3 +106,18 @@ def test_the_records_of_a_file_do_not_depend_on_its_batch(tmp_path, isolated_cac
     many, _a, ran2 = _scan(tree, tmp_path / "o2")
     assert ran1 == ran2 > 1
     assert one["findings"] == many["findings"]
+
+
+def test_a_scan_without_cache_leaves_no_scratch_behind(tmp_path, isolated_cache, monkeypatch):
+    """--no-cache builds its macro file in a scratch directory, removed when the scan ends."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR is read again
+    tree = os.path.join(FIXTURES, "scan", "kernel-tree")
+    doc = scanrun.scan(tree, None, None, 2, None, str(tmp_path / "o"), use_cache=False, log=lambda _l: None)
+    assert doc["findings"]
+    assert not [p for p in os.listdir(scratch) if p.startswith("aj-macros-")]
+    # the pointer `make patches` follows is all a cacheless scan keeps
+    assert os.listdir(isolated_cache / "atomic-janitor") == ["last-scan"]
