@@ -51,6 +51,8 @@ class Page:
             [find_chromium(), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--disable-extensions", "--remote-debugging-port=0", "--remote-allow-origins=*",
              f"--user-data-dir={self._dir}", f"--window-size={width},{height}", "about:blank"],
+            # its singleton socket directory goes where close() removes it, not into /tmp
+            env=dict(os.environ, TMPDIR=self._dir),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = os.path.join(self._dir, "DevToolsActivePort")
         deadline = time.monotonic() + timeout

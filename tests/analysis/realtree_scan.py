@@ -5,6 +5,7 @@ under ~/.cache/atomic-janitor/ makes repeated sessions fast."""
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -15,14 +16,17 @@ REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 @functools.lru_cache(maxsize=None)
 def scan(predicates):
     out = tempfile.mkdtemp(prefix="aj-realtree-")
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "scripts"))
-    res = subprocess.run([sys.executable, "-m", "atomic_janitor", "scan", "--predicates", predicates,
-                          "--output", out, "--keep-going", "--format", "json"],
-                         env=env, capture_output=True, text=True, check=False)
-    if res.returncode != 0:
-        raise RuntimeError(res.stderr[-2000:])
-    with open(os.path.join(out, "linux-source-6.1", "findings.json"), encoding="utf-8") as fh:
-        return json.load(fh)
+    try:
+        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "scripts"))
+        res = subprocess.run([sys.executable, "-m", "atomic_janitor", "scan", "--predicates", predicates,
+                              "--output", out, "--keep-going", "--format", "json"],
+                             env=env, capture_output=True, text=True, check=False)
+        if res.returncode != 0:
+            raise RuntimeError(res.stderr[-2000:])
+        with open(os.path.join(out, "linux-source-6.1", "findings.json"), encoding="utf-8") as fh:
+            return json.load(fh)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def find(doc, file, function, expression=None):

@@ -197,9 +197,12 @@ def test_a_kept_short_msleep_becomes_usleep_range(tmp_path, ms, added):
                                                               "line": 4, "keep": "sleep", "might_sleep": True}}}
     p = fix.plan(finding, str(tmp_path))
     ws = fix.Workspace(str(tmp_path))
-    for op in p.ops:
-        fix.run_op(ws, op)
-    out = ws.read("drivers/fx/fx.c")
+    try:
+        for op in p.ops:
+            fix.run_op(ws, op)
+        out = ws.read("drivers/fx/fx.c")
+    finally:
+        ws.close()
     assert "drm_can_sleep" not in out and "mdelay" not in out
     for line in added:
         assert "\t" + line[2:] in out, out
