@@ -288,6 +288,27 @@ def _array_element_type(text, j, lim):
 def _positional(text, i):
     """(struct type, index) when offset i is the index-th element of a positional struct
     initialiser (`{ "smp", smp_show }`, alone or as an element of an array of structs)."""
+    at = positional_slot(text, i)
+    if at is None:
+        return None
+    j, commas = at
+    lim = max(0, i - 4000)
+    before = text[max(0, j - 300):j]
+    m = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
+    if m:
+        return (m.group(1), commas)
+    stype = _array_element_type(text, j, lim)
+    if stype:
+        return (stype, commas)
+    m = _TYPEDEF_HEAD.search(before)
+    if m and m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum"):
+        return ("typedef " + m.group(1), commas)
+    return None
+
+
+def positional_slot(text, i):
+    """(offset of the `{`, index) when the name at offset i is the index-th value of a
+    positional brace initialiser, whatever its type."""
     depth, commas, j, lim = 0, 0, i - 1, max(0, i - 4000)
     while j >= lim:
         ch = text[j]
@@ -308,17 +329,7 @@ def _positional(text, i):
         return None                     # not braces, or designated (_initialiser's)
     if not re.match(r"&?\s*\w+\s*[,}]", text[i:i + 200]):
         return None
-    before = text[max(0, j - 300):j]
-    m = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
-    if m:
-        return (m.group(1), commas)
-    stype = _array_element_type(text, j, lim)
-    if stype:
-        return (stype, commas)
-    m = _TYPEDEF_HEAD.search(before)
-    if m and m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum"):
-        return ("typedef " + m.group(1), commas)
-    return None
+    return j, commas
 
 
 def _word_char(c):

@@ -13,6 +13,7 @@ from .roots import driver_root as _driver_root
 from ..tree import walk_sources
 from . import macro_args
 from . import member_calls
+from . import tables
 from . import textual
 from .facts import HELPER_RULE, KEYWORDS, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
 
@@ -93,6 +94,12 @@ def _may_open_region(body):
 
 
 _GUARD = re.compile(r"\b(scoped_)?guard\s*\(")
+
+
+def _untyped(what, detail):
+    """A store whose struct type the text left open: an untagged struct's (tables.py)?"""
+    return (what == "other" or what == "init" and detail[0] is None or
+            what == "init-pos" and detail[0].startswith("typedef "))
 
 
 def _names_region_primitive(text):
@@ -640,7 +647,11 @@ class Graph:
                     if not caller.expanded:
                         new.append(caller)
                 else:
-                    self._registration(n, ff, what, detail, line)
+                    table = tables.stored_in(ff.text, off) if _untyped(what, detail) else None
+                    if table is not None:
+                        new.extend(self._table_callers(n, ff, table, line))
+                    else:
+                        self._registration(n, ff, what, detail, line)
         if n.exported and self.tree.kind == "kernel" and not self.in_edges.get(n.key) and not n.entries:
             n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
                               "outside it can call it)", n.exported[0], n.exported[1], "exported"))
@@ -656,6 +667,43 @@ class Graph:
         if n.exported and self.tree.kind != "kernel":
             return []                           # unknown callers anyway: no need to look further up
         return new
+
+    def _table_callers(self, n, ff, table, line):
+        """The callers of n through the static table it is stored in (tables.py): an edge
+        from each function calling through the member, or UNKNOWN naming the escape."""
+        if not ff.rel.endswith(".c"):
+            offsets, why = None, "a static table in a header has a copy in each file that includes it"
+        elif self.pre.files_including([os.path.basename(ff.rel)]):
+            offsets, why = None, f"{os.path.basename(ff.rel)} is #included by other files, which see the table"
+        else:
+            offsets, why = tables.calls(ff, table)
+        if offsets is not None and len(offsets) > member_calls.MAX_MEMBER_CALLS:
+            offsets, why = None, f"{len(offsets)} calls through {table.var}[].{table.field}: too many to follow"
+        if offsets is None:
+            n.entries.append((E.UNKNOWN, f"stored in {table.var}[].{table.field}: {why}", ff.rel, line, "pointer"))
+            return []
+        found = []
+        for off in offsets:
+            at = ff.line_of(off)
+            c = ff.calls.get((at, off - ff.offset(at, 0)))
+            if c is not None and c.callee == "." + table.field and c.func and c.func != "something_else":
+                found.append((self.node(ff.rel, c.func), c, at))
+                continue
+            caller = self.textual_caller(ff, at) if c is None else None    # in a function spatch dropped
+            if caller is None:
+                n.entries.append((E.UNKNOWN, f"call through {table.var}[].{table.field} that spatch could not "
+                                  f"parse ({ff.rel}:{at})", ff.rel, at, "unparsed"))
+                return []
+            found.append((caller, None, at))
+        found = [f for f in found if f[0].key != n.key]         # a handler calling its own table
+        if not found:
+            n.entries.append((E.UNKNOWN, f"stored in {table.var}[].{table.field}: called only by itself",
+                              ff.rel, line, "pointer"))
+            return []
+        for caller, c, at in found:
+            e = self.add_call_edge(caller, n, ff.rel, c) if c else self.add_textual_edge(caller, n, ff.rel, at)
+            e.via = (table.field, ff.rel, line, f"the static table {table.var}[], every use of which is in this file")
+        return [caller for caller, _c, _at in found if not caller.expanded]
 
     def textual_caller(self, ff, line):
         """The node of the function around an unparsed call at ff:line, when the text

@@ -1,0 +1,61 @@
+"""tables.py: which stores are into a static table of an untagged struct, and when every
+call through it is known (the graph's fixture tests, drivers/fxt, run the whole path)."""
+
+from atomic_janitor.analysis import tables
+from atomic_janitor.analysis.facts import FileFacts
+
+TABLE = """static struct {
+	int id;
+	void (*func)(int);
+} tbl[] = {
+	{ 1, fn_a },
+	{ .id = 2, .func = fn_b },
+};
+"""
+
+
+def ff_of(text):
+    return FileFacts("drivers/x/x.c", text.splitlines(True), [])
+
+
+def table_at(ff, name):
+    return tables.stored_in(ff.text, ff.text.index(name + " "))
+
+
+def test_positional_and_designated_values_name_their_member():
+    ff = ff_of(TABLE)
+    for name in ("fn_a", "fn_b"):
+        t = table_at(ff, name)
+        assert (t.var, t.field) == ("tbl", "func")
+
+
+def test_a_tagged_or_non_static_table_is_not_one():
+    for head in ("static struct tab {", "struct {"):
+        ff = ff_of(TABLE.replace("static struct {", head, 1))
+        assert table_at(ff, "fn_a") is None
+
+
+def test_calls_sizes_and_other_members_are_accounted_for():
+    ff = ff_of(TABLE + """void run(int i)
+{
+	if (i < ARRAY_SIZE(tbl) && tbl[i].id && tbl[i].func)
+		tbl[i].func(tbl[i].id);
+	tbl[0].func = 0;
+}
+""")
+    offs, why = tables.calls(ff, table_at(ff, "fn_a"))
+    assert why is None and len(offs) == 1 and ff.line_of(offs[0]) == 11
+
+
+def test_an_escape_of_the_table_or_the_pointer_leaves_the_callers_unknown():
+    for use, why in (("use(&tbl[i]);", "the table is passed on"), ("p = tbl;", "the table is passed on"),
+                     ("p = tbl[i].func;", "read at"), ("#define RUN(i) tbl[i].func(i)", "used in a macro")):
+        ff = ff_of(TABLE + "void run(int i)\n{\n\ttbl[i].func(i);\n\t" + use + "\n}\n")
+        offs, got = tables.calls(ff, table_at(ff, "fn_a"))
+        assert offs is None and why in got, (use, got)
+
+
+def test_no_call_is_no_proof():
+    ff = ff_of(TABLE)
+    offs, why = tables.calls(ff, table_at(ff, "fn_a"))
+    assert offs is None and "no call through tbl[].func" in why
