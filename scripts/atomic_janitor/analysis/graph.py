@@ -15,7 +15,8 @@ from . import macro_args
 from . import member_calls
 from . import tables
 from . import textual
-from .facts import HELPER_RULE, KEYWORDS, REGION_RULE, RULE, FileFacts, classify_mention, textual_mentions
+from .facts import (HELPER_RULE, KEYWORDS, KMAP_ACQ, KMAP_REL, REGION_RULE, RULE, FileFacts, classify_mention,
+                    textual_mentions)
 
 MAX_NODES = 60000           # whole graph: a safety net against runaway growth only
 MAX_SITE_NODES = 4000      # functions above one site; more is unknown (site_ctx)
@@ -94,6 +95,28 @@ def _may_open_region(body):
 
 
 _GUARD = re.compile(r"\b(scoped_)?guard\s*\(")
+# kmap_atomic() opens a region too (facts.py reads its span from the call records)
+_KMAP = re.compile(r"\b(%s)\s*\(" % "|".join(sorted(KMAP_ACQ | KMAP_REL)))
+
+
+# The primitives facts-context.cocci's helper rules (hold_*, rel) follow; a trylock, a
+# guard() scope or kmap_atomic() they do not.
+_HELPER_RULE_PRIMITIVES = frozenset(G.ALL_ACQ) | frozenset(G.ALL_REL)
+
+
+def _leaves_regions_alone(ff, name):
+    """Did spatch parse the one definition of `name` in ff and find that it neither returns
+    with a region open nor closes its caller's (facts-context.cocci's helper rules, which
+    decide the same for the callees of a parsed caller), with no region primitive that
+    those rules do not follow? Then a call of it opens no region in its caller, whatever its
+    body does inside (rwnx_send_msg()'s spin_lock_bh()/spin_unlock_bh())."""
+    if ff.failed or name not in ff.defs or name in ff.acquires or name in ff.releases:
+        return False
+    bodies = _definition_bodies(ff.text, [name])
+    if len(bodies) != 1:
+        return False
+    named = {m.group(1) for m in PRIMITIVES.finditer(bodies[0])}
+    return named <= _HELPER_RULE_PRIMITIVES and not _GUARD.search(bodies[0]) and not _KMAP.search(bodies[0])
 
 
 def _untyped(what, detail):
@@ -104,11 +127,13 @@ def _untyped(what, detail):
 
 def _names_region_primitive(text):
     """Does text call a region primitive or open a guard() scope?"""
-    return bool(PRIMITIVES.search(text) or _GUARD.search(text))
+    return bool(PRIMITIVES.search(text) or _GUARD.search(text) or _KMAP.search(text))
 
 
 def _definition_bodies(text, names):
     """The bodies of the functions and macros among `names` that `text` defines."""
+    if not names:
+        return []                   # an empty alternation would match every call
     # A definition's head line (line-bound: spanning lines, the pattern backtracks badly).
     alt = "|".join(sorted(map(re.escape, names)))
     defre = re.compile(r"^[A-Za-z_][^;=\n]*\b(%s)\s*\([^;\n]*$" % alt, re.M)
@@ -736,9 +761,10 @@ class Graph:
         level = called
         for depth in range(self.MAX_OPENER_LEVELS + 1):
             level = {c for c in level if c not in seen and c not in PRIMITIVE_NAMES}
+            seen |= level
+            level = {c for c in level if not _leaves_regions_alone(ff, c)}
             if not level:
                 return False
-            seen |= level
             bodies = _definition_bodies(ff.text, level)
             named = sorted(c for c in level if HELPER_NAME.search(c))
             for f in (self._near_files_with(named, roots, dirs) if named else []):
