@@ -27,9 +27,14 @@ EXPECTED = [
     # lockdep-only annotation, compiled only with CONFIG_LOCKDEP.
     ("drivers/dma-buf/dma-fence.c", "dma_fence_begin_signalling", "in_atomic()",
      "manual-review", "debug-only code"),
-    # atom_op_delay is an entry of the AtomBIOS opcode table (called through a pointer array).
-    ("drivers/gpu/drm/amd/amdgpu/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review", "address taken"),
-    ("drivers/gpu/drm/radeon/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review", "address taken"),
+    # atom_op_delay is an entry of the AtomBIOS opcode table, a static array of an untagged
+    # struct, called only through opcode_table[op].func() in atom_execute_table_locked();
+    # above that, amdgpu's in-tree callers include a function nothing calls, radeon's a
+    # member of an untagged struct nested in struct radeon_asic (.display).
+    ("drivers/gpu/drm/amd/amdgpu/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review",
+     "no caller or registration of atomctrl_calculate_voltage_evv_on_sclk()"),
+    ("drivers/gpu/drm/radeon/atom.c", "atom_op_delay", "!drm_can_sleep()", "manual-review",
+     "callback initialiser .set_backlight_level"),
     # stop_timeout <- intel_engine_stop_cs <- execlists_reset_prepare, stored in engine->reset.prepare.
     ("drivers/gpu/drm/i915/gt/intel_engine_cs.c", "stop_timeout", "in_atomic() || irqs_disabled()",
      "manual-review", "stored at run time"),
@@ -123,3 +128,13 @@ def test_nothing_unclassified_nothing_wrongly_proven(doc):
         assert rec["class"] != "unclassified", rec["file"]
         if rec["class"] in ("sleepable-proven", "atomic-proven"):
             assert (rec["file"], rec["function"]) in proven, rec["file"]
+
+
+@pytest.mark.parametrize("file,caller", [("drivers/gpu/drm/amd/amdgpu/atom.c", "amdgpu_atom_execute_table_locked"),
+                                         ("drivers/gpu/drm/radeon/atom.c", "atom_execute_table_locked")])
+def test_the_opcode_table_is_followed_to_its_one_call(doc, file, caller):
+    """The untagged static table (tables.py): its one call through .func is the caller."""
+    (rec,) = find(doc, file, "atom_op_delay")
+    facts = [e["fact"] for e in rec["evidence"]]
+    assert any(f.startswith(f"{caller}() calls atom_op_delay() through ->func") and
+               "the static table opcode_table[], every use of which is in this file" in f for f in facts), facts

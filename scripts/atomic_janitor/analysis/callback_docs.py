@@ -113,7 +113,7 @@ class CallbackDocs:
             return None
 
     def prefetch(self, stypes):
-        self.pre.files_with(sorted(s for s in stypes if s and not s.startswith("?")))
+        self.pre.files_with(sorted(s for s in stypes if _tagged(s)))
 
     def _headers_defining(self, stype, dirs):
         """Headers under dirs that mention stype (lookup checks they define it)."""
@@ -124,7 +124,7 @@ class CallbackDocs:
         """(context, fact, header, line) from the documentation of stype.field, or None.
         dirs: where struct definitions are looked for (include/ and the driver's directory;
         an out-of-tree module directory has only itself)."""
-        if not stype or stype.startswith("?"):
+        if not _tagged(stype):
             return None
         key = (stype, field, tuple(dirs))
         if key not in self._found:
@@ -154,3 +154,9 @@ class CallbackDocs:
                         return ctx, f"struct {stype}.{field} is documented: \"{quote}\"", hdr, line
                 return None
         return None
+
+
+def _tagged(stype):
+    """A struct tag that kernel-doc can document (not an untagged typedef, members.UNTAGGED,
+    nor a type the text left open, "?...")."""
+    return bool(stype) and not stype.startswith("?") and " " not in stype

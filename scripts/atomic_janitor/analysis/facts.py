@@ -265,6 +265,9 @@ def _initialiser(text, i):
     m2 = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
     if m2:
         return (m2.group(1), field)
+    alias = _typedef_head(before)
+    if alias:
+        return (alias, field)
     nested = re.search(r"\.\s*(\w+)\s*=\s*$", before)
     if nested:
         # `.base = { .irq = fn }`: the member's own struct, named by the path from the
@@ -281,8 +284,19 @@ def _array_element_type(text, j, lim):
     if not text[max(0, j - 300):j].rstrip().endswith((",", "{")):
         return None
     k, _stop = _open_brace(text, j - 1, lim)       # one brace further out
-    m = _STRUCT_HEAD.search(text[max(0, k - 300):k])
-    return m.group(1) if m else None
+    before = text[max(0, k - 300):k]
+    m = _STRUCT_HEAD.search(before)
+    return m.group(1) if m else _typedef_head(before)
+
+
+def _typedef_head(before):
+    """"typedef T" when `before` ends with the head of an initialised variable of a type
+    named by a single word (`static bcmsdh_driver_t dhd_sdio =`), which the graph resolves
+    to a struct tag (member_calls.typedef_tag); else None."""
+    m = _TYPEDEF_HEAD.search(before)
+    if m and m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum"):
+        return "typedef " + m.group(1)
+    return None
 
 
 def _positional(text, i):
@@ -297,13 +311,8 @@ def _positional(text, i):
     m = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
     if m:
         return (m.group(1), commas)
-    stype = _array_element_type(text, j, lim)
-    if stype:
-        return (stype, commas)
-    m = _TYPEDEF_HEAD.search(before)
-    if m and m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum"):
-        return ("typedef " + m.group(1), commas)
-    return None
+    stype = _array_element_type(text, j, lim) or _typedef_head(before)
+    return (stype, commas) if stype else None
 
 
 def positional_slot(text, i):

@@ -543,7 +543,7 @@ class Graph:
             # What the rest of the round and the next one look up, in one search of the tree:
             # the stores' struct types and members, and the callers found so far.
             self.pre.files_with(sorted(
-                {s for _n, s, _f, _cf, _l in self._pending_docs if s and not s.startswith("?")}
+                {s for _n, s, _f, _cf, _l in self._pending_docs if s and not s.startswith("?") and " " not in s}
                 | {p[2] for p in self._pending_docs + self._pending_members}
                 | {n.name for n in nxt if not (n.static and n.file.endswith(".c"))}))
             self._resolve_docs()
@@ -855,6 +855,11 @@ class Graph:
             what, detail = "init", (stype, field)
         if what == "init":
             stype, field = detail
+            if stype and stype.startswith("typedef "):
+                # `static bcmsdh_driver_t x = { .attach = fn }` (or "typedef T>member", nested)
+                head, sep, rest = stype[len("typedef "):].partition(">")
+                tag = member_calls.typedef_tag(self, head)
+                stype = tag + sep + rest if tag else None
             if stype and ">" in stype:
                 stype = member_calls.nested_type(self, stype)
             ent = self.table_context(n, ff, stype, field, line)

@@ -70,7 +70,7 @@ def resolve(g):
             calls, why = found[i]
         if why is not None:
             what = (f"function pointer stored at run time ({_store(lhs, n.name)})" if lhs is not None else
-                    f"callback {('struct ' + stype) if stype else 'initialiser'} .{field} (context of this "
+                    f"callback {type_name(stype) if stype else 'initialiser'} .{field} (context of this "
                     "callback not known)")
             n.entries.append((E.UNKNOWN, f"{what}: {why}", cf, line, "registration"))
             continue
@@ -88,6 +88,11 @@ def resolve(g):
             if not caller.expanded:
                 new.append(caller)
     return new
+
+
+def type_name(stype):
+    """`struct tag`, or the typedef an untagged struct goes by (members.UNTAGGED)."""
+    return stype if stype.startswith(M.UNTAGGED) else "struct " + stype
 
 
 def _other_module(g, stype, rel, store):
@@ -137,17 +142,21 @@ def _text(g, rel):
 
 
 def struct_defs(g, stype):
-    """Files defining `struct stype {`, memoised per graph. The raw text of the files the
-    tree's index of struct lines names is searched, headers under include/ and
-    arch/ first: one definition there makes it a core type, and the search stops."""
+    """Files defining `struct stype {` (or the untagged `typedef struct {...} alias;` that
+    stype names, members.UNTAGGED), memoised per graph. The raw text of the files the tree's
+    index of struct lines (the files naming the alias) names is searched, headers under
+    include/ and arch/ first: one definition there makes it a core type, and the search stops."""
     if stype not in g._struct_defs:
-        files = sorted((f for f in g.pre.struct_definers(stype) if f.endswith((".c", ".h"))),
+        untagged = stype.startswith(M.UNTAGGED)
+        alias = stype[len(M.UNTAGGED):]
+        candidates = g.pre.files_with([alias]) if untagged else g.pre.struct_definers(stype)
+        files = sorted((f for f in candidates if f.endswith((".c", ".h"))),
                        key=lambda f: (not f.startswith(("include/", "arch/")), f))
         found = []
         for rel in files:
             if found and found[0].startswith(("include/", "arch/")) and not rel.startswith(("include/", "arch/")):
                 break
-            if stype in _structs_defined(g, rel):
+            if (_typedefs_in(g, rel).get(alias) == stype) if untagged else (stype in _structs_defined(g, rel)):
                 found.append(rel)
         g._struct_defs[stype] = sorted(found)
     return g._struct_defs[stype]
@@ -256,14 +265,14 @@ def _candidate_files(g, stype, field, store_file):
     else:
         defs = struct_defs(g, stype)
         if not defs:
-            return None, f"struct {stype} is not defined in the tree"
+            return None, f"{type_name(stype)} is not defined in the tree"
         if kind == "kernel" and any(d.startswith(("include/", "arch/")) for d in defs):
-            return None, f"struct {stype} is a core type: its calls are the subsystem's"
+            return None, f"{type_name(stype)} is a core type: its calls are the subsystem's"
         if stype not in g._includers:
             g._includers[stype] = _includers(g, defs)
         seeing, why = g._includers[stype]
         if why:
-            return None, f"struct {stype}: {why}"
+            return None, f"{type_name(stype)}: {why}"
         pool = [f for f in mention if f in seeing]
     if len(pool) > MAX_MEMBER_FILES * 4:
         return None, f"->{field} is named in {len(pool)} files: too many to follow"

@@ -223,24 +223,40 @@ def _file_scope(text, i):
     return text.count("{", 0, i) == text.count("}", 0, i)
 
 
-_TYPEDEF = re.compile(r"\btypedef\s+struct\s+(\w+)\s*(\{)?")
+_TYPEDEF = re.compile(r"\btypedef\s+struct\s*(\w+)?\s*(\{)?")
+# An untagged struct (`typedef struct { ... } bcmsdh_driver_t;`) has no tag: it goes by
+# this prefix and its first typedef name, a name no tag can have.
+UNTAGGED = "typedef "
 
 
 def typedefs(text):
-    """{alias: struct tag} for `typedef struct tag {...} A, *PA;` and `typedef struct tag A;`."""
+    """{alias: struct tag} for `typedef struct tag {...} A, *PA;` and `typedef struct tag A;`;
+    for `typedef struct {...} A, *PA;` the tag is UNTAGGED + "A"."""
     out = {}
     for m in _TYPEDEF.finditer(text):
+        if not m.group(1) and not m.group(2):
+            continue
         j = m.end()
         if m.group(2):
             j = ctext.matching(text, m.end() - 1) + 1
         end = text.find(";", j)
         if end < 0:
             continue
-        for alias in text[j:end].split(","):
-            a = alias.strip().lstrip("*").strip()
-            if re.fullmatch(r"[A-Za-z_]\w*", a):
-                out[a] = m.group(1)
+        aliases = [a.strip().lstrip("*").strip() for a in text[j:end].split(",")]
+        aliases = [a for a in aliases if re.fullmatch(r"[A-Za-z_]\w*", a)]
+        for a in aliases:
+            out[a] = m.group(1) or UNTAGGED + aliases[0]
     return out
+
+
+def untagged_body(text, alias):
+    """The braced body of `typedef struct { ... } alias[, ...];` in text, or None."""
+    for m in re.finditer(r"\btypedef\s+struct\s*\{", text):
+        start = m.end() - 1
+        end = ctext.matching(text, start)
+        if re.match(r"\s*%s\s*[;,]" % re.escape(alias), text[end + 1:end + 200]):
+            return text[start:end + 1]
+    return None
 
 
 def member_type(struct_body, member, alias=None):
@@ -251,6 +267,8 @@ def member_type(struct_body, member, alias=None):
 
 def struct_body(text, stype):
     """The braced body of `struct stype { ... }` in text, or None."""
+    if stype.startswith(UNTAGGED):
+        return untagged_body(text, stype[len(UNTAGGED):])
     m = re.search(r"\bstruct\s+%s\s*\{" % re.escape(stype), text)
     if not m:
         return None

@@ -10,7 +10,6 @@ escape, and the caller stays unknown."""
 
 import re
 
-from .. import ctext
 from . import members as M
 from .facts import _FIELD, _open_brace, positional_slot
 
@@ -84,20 +83,10 @@ def _declaration(text, brace):
     m = _NAMED_DECLARATOR.search(head)
     if not m:
         return None
-    body = _untagged_typedef(text, m.group(1))
+    body = M.untagged_body(text, m.group(1))
     if body is None:
         return None
     return m.group(2), body, base + m.start(2)
-
-
-def _untagged_typedef(text, name):
-    """The body of `typedef struct { ... } name;` in text, or None."""
-    for m in re.finditer(r"\btypedef\s+struct\s*\{", text):
-        start = m.end() - 1
-        end = ctext.matching(text, start)
-        if re.match(r"\s*%s\s*;" % re.escape(name), text[end + 1:end + 200]):
-            return text[start:end + 1]
-    return None
 
 
 def calls(ff, table):
