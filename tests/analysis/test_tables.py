@@ -59,3 +59,14 @@ def test_no_call_is_no_proof():
     ff = ff_of(TABLE)
     offs, why = tables.calls(ff, table_at(ff, "fn_a"))
     assert offs is None and "no call through tbl[].func" in why
+
+
+def test_an_untagged_typedef_is_a_type_of_its_own():
+    """members.typedefs: the untagged struct goes by its first typedef name, pointer alias
+    included; a tagged one by its tag, as before."""
+    from atomic_janitor.analysis import members as M
+    text = ("typedef struct {\n\tvoid *(*attach)(int);\n\tvoid (*detach)(void *);\n} drv_t, *pdrv_t;\n"
+            "typedef struct tagged { int a; } tagged_t;\n")
+    assert M.typedefs(text) == {"drv_t": "typedef drv_t", "pdrv_t": "typedef drv_t", "tagged_t": "tagged"}
+    assert M.member_names(M.struct_body(text, "typedef drv_t")) == ["attach", "detach"]
+    assert M.struct_body(text, "typedef pdrv_t") is None        # named by its first name only
