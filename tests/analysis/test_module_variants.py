@@ -52,6 +52,7 @@ int vdrv_probe(void)
 SHARED_CALLER = """\
 // SPDX-License-Identifier: GPL-2.0
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 void *vdrv_bus_alloc(int n);
 static DEFINE_SPINLOCK(vdrv_lock);
@@ -61,6 +62,20 @@ void vdrv_poll(void)
 	spin_lock(&vdrv_lock);
 	kfree(vdrv_bus_alloc(16));
 	spin_unlock(&vdrv_lock);
+}
+
+/* the poller runs (a caller nothing names would be on no path) */
+static struct work_struct vdrv_poll_work;
+
+static void vdrv_poll_fn(struct work_struct *w)
+{
+	vdrv_poll();
+}
+
+int vdrv_poll_init(void)
+{
+	INIT_WORK(&vdrv_poll_work, vdrv_poll_fn);
+	return 0;
 }
 """
 

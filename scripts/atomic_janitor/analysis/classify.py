@@ -150,6 +150,10 @@ def classify_one(g, rec, scope_all):
         reason = block.get("fact", "unknown caller")
         where = f" ({block['file']}:{block['line']})" if block.get("file") else ""
         return _base(rec, "manual-review", "medium", reason + where, evidence)
+    if not kinds and n.unused:
+        return _base(rec, "manual-review", "low", f"{rec['function']}() is never called: no file of the module "
+                     "directory names it, and no paste can build its name (dead code: remove it, or leave it)",
+                     evidence)
     if not kinds:
         return _base(rec, "manual-review", "low", f"no caller chain from an entry point reaches {rec['function']}() "
                      "(only a cycle of callers, or callers not found)", evidence)

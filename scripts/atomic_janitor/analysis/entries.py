@@ -71,6 +71,12 @@ CALL_ARGS = {
     ("usb_fill_int_urb", 5): (ATOMIC, "URB completion handler"),
     ("usb_fill_control_urb", 6): (ATOMIC, "URB completion handler"),
     ("sdio_claim_irq", 1): (SLEEPABLE, "SDIO irq handler (runs in the SDIO irq thread)"),
+    # fs/seq_file.c: single_open() makes `show` the seq_operations' show, which seq_read()
+    # and seq_lseek() run with the seq_file's mutex held (read()/lseek(): process context)
+    ("single_open", 1): (SLEEPABLE, "seq_file show (single_open(): run by seq_read() with m->lock held)"),
+    ("single_open_size", 1): (SLEEPABLE, "seq_file show (single_open_size(): run by seq_read())"),
+    ("proc_create_single_data", 3): (SLEEPABLE, "seq_file show (proc_create_single_data(): single_open())"),
+    ("proc_create_single", 3): (SLEEPABLE, "seq_file show (proc_create_single(): single_open())"),
     ("module_init", 0): (SLEEPABLE, "module_init"),
     ("module_exit", 0): (SLEEPABLE, "module_exit"),
     ("late_initcall", 0): (SLEEPABLE, "initcall"),

@@ -13,6 +13,7 @@ from .roots import driver_root as _driver_root
 from ..tree import walk_sources
 from . import macro_args
 from . import member_calls
+from . import paste
 from . import tables
 from . import textual
 from .facts import (HELPER_RULE, KEYWORDS, KMAP_ACQ, KMAP_REL, REGION_RULE, RULE, FileFacts, classify_mention,
@@ -389,31 +390,41 @@ class Graph:
             self.nodes[key] = n
         return n
 
-    _PASTE = re.compile(r"(\w+)\s*##|##\s*(\w+)")
-
     def _may_be_pasted(self, name):
-        """Could a `##` of the module directory build `name` (`rtw_##x##_f`)? The word
-        index does not see such a use. Read once a graph; a kernel tree is not searched
+        """Could a `##` build `name`, or assembly name it? The word index sees neither: a
+        `##` of the module directory (`rtw_##x##_f`), a kernel header's paste with a word
+        of the directory (`DEVICE_ATTR_RO(foo)` names foo_show(), paste.py), a macro that
+        pastes its arguments, a .S file. Read once a graph; a kernel tree is not searched
         (the word index is all it has there)."""
         if self.tree.kind == "kernel":
             return False
         if self._paste_parts is None:
-            heads, tails = set(), set()
+            heads, tails, pasters, asm = set(), set(), False, []
             for rel, _size, _mtime in walk_sources(self.root):
                 try:
                     text = "".join(self._lines(rel))
                 except OSError:
                     continue
-                if "##" in text:
-                    for m in self._PASTE.finditer(text):
-                        if m.group(1):
-                            heads.add(m.group(1))
-                        if m.group(2):
-                            tails.add(m.group(2))
-            self._paste_parts = (heads, tails)
-        heads, tails = self._paste_parts
-        return any(len(h) > 2 and name.startswith(h) and name != h for h in heads) or \
-            any(len(t) > 2 and name.endswith(t) and name != t for t in tails)
+                h, t = paste.fragments(text)
+                heads |= h
+                tails |= t
+                pasters = pasters or bool(paste.ARG_PASTERS.search(text))
+            for d, subdirs, files in os.walk(self.root):
+                subdirs[:] = sorted(x for x in subdirs if not x.startswith("."))
+                for f in sorted(files):
+                    if f.endswith((".S", ".s", ".lds", ".asm")):
+                        asm.append("".join(self._lines(os.path.relpath(os.path.join(d, f), self.root))))
+            self._paste_parts = (heads, tails, pasters, "\n".join(asm))
+        heads, tails, pasters, asm = self._paste_parts
+        if pasters or paste.may_build(name, heads, tails) or re.search(r"\b%s\b" % re.escape(name), asm):
+            return True
+        kheads, ktails = paste.kernel_fragments()
+        # A kernel macro pastes its fragment to a word the driver writes as its argument.
+        rests = {name[len(h):] for h in kheads if name.startswith(h) and name != h} | \
+            {name[:-len(t)] for t in ktails if name.endswith(t) and name != t}
+        if any(not re.fullmatch(r"[A-Za-z_]\w*", r) for r in rests):
+            return True
+        return bool(rests) and bool(self.pre.files_with(sorted(rests)))
 
     def _define_line(self, rel, name):
         """The line of rel's first `#define name`, for the evidence of a macro node."""
@@ -588,15 +599,16 @@ class Graph:
         return ff
 
     def _may_use(self, rel, name):
-        """False when every mention of `name` in `rel` is a prototype, an export or a comment:
-        such files (mostly headers) need no parsing."""
+        """False when every mention of `name` in `rel` is a prototype or a comment: such files
+        (mostly headers) need no parsing. An export is a use: made in another file than the
+        definition, it still hands the function to other modules."""
         try:
             ff = self.text_facts(rel)
         except OSError:
             return True
         for off, line, kind in textual_mentions(ff, name):
             what, _d = classify_mention(ff, name, off, line, kind, {})
-            if what not in ("decl", "export", "not-function"):
+            if what not in ("decl", "not-function"):
                 return True
         return False
 
@@ -681,11 +693,13 @@ class Graph:
             n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
                               "outside it can call it)", n.exported[0], n.exported[1], "exported"))
         elif not found_any and not n.entries:
-            if n.macro and not self._may_be_pasted(n.name):
+            if (n.macro or self.tree.kind != "kernel") and not self._may_be_pasted(n.name):
                 # Searched for in the whole tree and used nowhere (a compat alias, a vendor's
                 # DBG_MEM_ALLOC variant, say): a macro cannot be reached through a pointer,
                 # so it is on no path at all. A module directory's macro is its own: the
-                # kernel does not include a module's headers.
+                # kernel does not include a module's headers. So is a module directory's
+                # function that no file of it names (nor its assembly, nor a paste): not
+                # exported, it is linked to nothing outside (vendor drivers keep many).
                 n.unused = True
             else:
                 self._sysfs_or_orphan(n)
@@ -1134,16 +1148,16 @@ class Graph:
                 kinds = [E.ATOMIC, E.SLEEPABLE] if ent[0] == "both" else [ent[0]]
                 for kind in kinds:
                     ctx[k].setdefault(kind, ("entry", ent))
+        dead = self._on_no_path(nodes, edges, cut)
         for e in edges:
-            if e.callee.key in cut:
-                continue
+            if e.callee.key in cut or e.caller.key in dead:
+                continue                    # a caller on no path never holds a region there
             if e.atomic:
                 ctx[e.callee.key].setdefault(E.ATOMIC, ("edge", e, "region"))
             if e.unknown:
                 ctx[e.callee.key].setdefault(E.UNKNOWN, ("edge", e, "after-release"))
         inherit = [e for e in edges if e.inherit and e.callee.key not in cut]
         self._fixpoint(ctx, inherit)
-        dead = self._on_no_path(nodes, edges, cut)
         empty = [k for k in sorted(ctx) if not ctx[k] and k not in dead]
         for k in empty:
             n = nodes[k]
