@@ -70,3 +70,12 @@ def test_an_untagged_typedef_is_a_type_of_its_own():
     assert M.typedefs(text) == {"drv_t": "typedef drv_t", "pdrv_t": "typedef drv_t", "tagged_t": "tagged"}
     assert M.member_names(M.struct_body(text, "typedef drv_t")) == ["attach", "detach"]
     assert M.struct_body(text, "typedef pdrv_t") is None        # named by its first name only
+
+
+def test_a_nested_member_initialiser_is_not_read_as_an_array_element():
+    """`{ 1, { fn } }` of one struct: fn is in the nested member, not the outer's first."""
+    ff = ff_of("static struct {\n\tvoid (*a)(void);\n\tstruct { void (*f)(void); } s;\n} v = { 0, { fn_c } };\n")
+    assert table_at(ff, "fn_c") is None
+    ff = ff_of("static struct {\n\tint id;\n\tvoid (*func)(int);\n} tbl = { 1, fn_a };\n")
+    t = table_at(ff, "fn_a")
+    assert (t.var, t.field) == ("tbl", "func")                  # one struct, positional

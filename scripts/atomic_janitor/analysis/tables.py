@@ -67,7 +67,8 @@ def _declaration(text, brace):
     element or whole is the `{` at brace, when the variable is static and of an untagged
     struct type declared with it or typedef'd in the file; else None."""
     before = text[max(0, brace - 300):brace].rstrip()
-    if before.endswith((",", "{")) or re.search(r"\]\s*=$", before):
+    element = before.endswith((",", "{")) or re.search(r"\]\s*=$", before) is not None
+    if element:
         brace, stop = _open_brace(text, brace - 1, max(0, brace - 200000))   # an element of an array
         if stop != "{":
             return None
@@ -79,14 +80,18 @@ def _declaration(text, brace):
         body_open = M._open_brace(text, close)
         if body_open is None or not _ANON_STRUCT.search(text[max(0, body_open - 80):body_open]):
             return None
-        return m.group(1), text[body_open:close + 1], base + m.start(1)
-    m = _NAMED_DECLARATOR.search(head)
-    if not m:
+        var, body, at = m.group(1), text[body_open:close + 1], base + m.start(1)
+    else:
+        m = _NAMED_DECLARATOR.search(head)
+        body = M.untagged_body(text, m.group(1)) if m else None
+        if body is None:
+            return None
+        var, at = m.group(2), base + m.start(2)
+    # Braces inside one struct's initialiser are a nested member's (`{ 1, { fn } }`), whose
+    # order is not the outer struct's: only an array's elements are braced structs.
+    if element != bool(re.match(r"\w+\s*\[", text[at:at + 200])):
         return None
-    body = M.untagged_body(text, m.group(1))
-    if body is None:
-        return None
-    return m.group(2), body, base + m.start(2)
+    return var, body, at
 
 
 def calls(ff, table):
