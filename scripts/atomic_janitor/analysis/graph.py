@@ -13,6 +13,7 @@ from .roots import driver_root as _driver_root
 from ..tree import walk_sources
 from . import macro_args
 from . import member_calls
+from . import members
 from . import paste
 from . import tables
 from . import textual
@@ -970,6 +971,8 @@ class Graph:
         the text settles (member_calls.resolve). Runtime PM, notifier and PCM callbacks are
         settled here, before any kernel-doc is read."""
         cf = ff.rel
+        if stype and stype.startswith(members.UNTAGGED):
+            return None                 # the tables know the kernel's structs, all tagged
         ent = E.member_context(stype, field)
         if stype and stype.endswith("_driver") and field in E.DRIVER_SLEEP_FIELDS \
                 and not any(w in stype for w in E.DRIVER_ATOMIC_TYPES):

@@ -254,7 +254,7 @@ def untagged_body(text, alias):
     for m in re.finditer(r"\btypedef\s+struct\s*\{", text):
         start = m.end() - 1
         end = ctext.matching(text, start)
-        if re.match(r"\s*%s\s*[;,]" % re.escape(alias), text[end + 1:end + 200]):
+        if re.match(r"\s*\**\s*%s\s*[;,]" % re.escape(alias), text[end + 1:end + 200]):
             return text[start:end + 1]
     return None
 
