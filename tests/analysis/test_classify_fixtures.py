@@ -11,7 +11,7 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
-              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe"]
+              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe", "fxt_io_read"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
@@ -24,7 +24,8 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL",
              "fxv_wx_get_name": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL",
              "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL",
-             "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL"}
+             "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
+             "fxu_poll": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -57,8 +58,7 @@ MANUAL = {
     "fxt_escaped": "stored in fxt_esc_tbl[].cb: fxt_esc_tbl used at drivers/fxt/fxt.c:127 (the table is passed on)",
     "fxt_read_out": "stored in fxt_rd_tbl[].cb: fxt_rd_tbl[].cb read at drivers/fxt/fxt.c:111",
     "fxt_shared": "fxt_shared(): address taken",
-    "fxu_poll": "callback typedef fxu_ops_t .poll (context of this callback not known): ->poll read at "
-                "drivers/fxu/fxu_bus.c:45 (the pointer is passed on)",
+    "fxt_io_read2": "->read2 read at drivers/fxt/fxt_io.c:45 (the pointer is passed on)",
     "fxv_soup_site_held": "call of fxv_soup_site_held() that spatch could not parse",
     "fxv_soup_site_kmap": "call of fxv_soup_site_kmap() that spatch could not parse",
     "fxt_inc_site": "stored in fxt_inc_tbl[].cb: fxt_tab.c is #included by other files",

@@ -63,3 +63,11 @@ def test_member_uses_read_a_logical_and_as_a_test_not_an_address():
     text = ("if (e->type < LAST && wl->handler[e->type])\n\twl->handler[e->type](wl);\n"
             "p = &wl->handler;\nif (a || wl->handler[1])\n\tb();\n")
     assert [k for _o, _b, k in M.uses(text, "handler")] == ["test", "call", "address", "test"]
+
+
+def test_member_uses_read_a_comparison_either_way_round_as_a_test():
+    """`NULL == adapter->hal_func.init_recv_priv` (Realtek's hal_intf.c) looks at the pointer;
+    `f = p->fn` reads it into a variable, which may call it anywhere."""
+    from atomic_janitor.analysis import members as M
+    text = "if (NULL == p->hal.fn) x(); if (0 != p->fn) y(); if (p->fn == q) z(); f = p->fn;"
+    assert [k for _o, _b, k in M.uses(text, "fn")] == ["test", "test", "test", "use"]

@@ -276,6 +276,10 @@ def _initialiser(text, i):
         if outer and outer[0] and outer[0] != "?runtime":
             return (f"{outer[0]}>{nested.group(1)}", field)
         return (None, field)
+    if not before.rstrip().endswith(("=", ",", "{")):
+        # the `{` of a function body or a block (`f(...)\n{`, `else {`): the first
+        # statement in it is an assignment, not an initialiser
+        return ("?runtime", field)
     return (_array_element_type(text, j, lim), field)
 
 

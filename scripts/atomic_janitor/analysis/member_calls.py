@@ -504,6 +504,12 @@ def _member_calls(g, stype, field, files):
                 return None, f"->{field} used in macro {mac[0]} ({rel}:{line})"
             if kind == "use" and _cleared_or_sized(text, off, field):
                 continue                    # memset(x->m, 0, ...) stores NULLs; sizeof reads nothing
+            if kind == "use":
+                local = _local_calls(ff, off, field, base)
+                if local is None:
+                    return None, f"->{field} read at {rel}:{line} (the pointer is passed on)"
+                calls.extend((rel, c) for c in local)
+                continue
             if kind != "call":
                 return None, f"->{field} read at {rel}:{line} (the pointer is passed on)"
             col = off - ff.offset(line, 0)
@@ -523,3 +529,48 @@ def _member_calls(g, stype, field, files):
     if len(calls) > MAX_MEMBER_CALLS:
         return None, f"{len(calls)} calls through ->{field}: too many to follow"
     return calls, None
+
+
+_LOCAL_STORE = re.compile(r"\s*([A-Za-z_]\w*)\s*=\s*([^=;]*?)\s*(->|\.)\s*$")
+_LOOKED_AT = re.compile(r"\s*(\)|&&|\|\||==|!=)")
+
+
+def _local_calls(ff, off, field, base):
+    """`rd = p->io_ops._read_port; rd(p, addr);` (Realtek's rtw_io.c): the member read into
+    a local function pointer of the function, which the function only calls or tests. Its
+    calls are calls through the member: the Call records spatch made of them; None when the
+    text does not settle it (a global, another use or store, a call spatch did not record)."""
+    text = ff.text
+    stmt = max(text.rfind(ch, 0, off) for ch in ";{}") + 1
+    m = _LOCAL_STORE.match(text, stmt, off)
+    if not m or m.end() != off or " ".join(m.group(2).split()) != " ".join(base.split()) or \
+            not re.match(r"\s*;", text[off + len(field):off + len(field) + 40]):
+        return None
+    local, store_at = m.group(1), m.start(1)
+    fn_start, fn_end = text.rfind("\n{", 0, off), text.find("\n}", off)
+    if fn_start < 0 or fn_end < 0 or text.rfind("\n}", 0, off) > fn_start:
+        return None                     # not inside one kernel-style function body
+    body = text[fn_start:fn_end]
+    # declared in this function as a pointer to a function: `u32 (*rd)(struct intf_hdl *, ...);`
+    if not re.search(r"\(\s*\*\s*%s\s*\)\s*\(" % re.escape(local), body):
+        return None
+    found = []
+    for u in re.finditer(r"(?<![\w.>])%s\b" % re.escape(local), body):
+        at, end = fn_start + u.start(), fn_start + u.end()
+        after = text[end:end + 40]
+        if at == store_at:
+            continue
+        if text[:at].rstrip().endswith("*") and re.match(r"\s*\)\s*\(", after):
+            continue                    # the declaration
+        if re.match(r"\s*\(", after):
+            line = ff.line_of(at)
+            c = ff.calls.get((line, at - ff.offset(line, 0)))
+            if c is None or c.callee != local or not c.func or c.func == "something_else":
+                return None
+            found.append(c)
+        elif re.match(r"\s*(==|!=)", after) or (text[:at].rstrip().endswith(("(", "!", "&&", "||")) and
+                                                  _LOOKED_AT.match(after)):
+            continue                    # `if (rd)`, `!rd`, `rd == NULL`: looked at, not passed on
+        else:
+            return None                 # stored again, passed on, returned
+    return found or None

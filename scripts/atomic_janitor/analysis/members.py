@@ -52,6 +52,10 @@ def uses(text, member):
             j = len(text[:bstart].rstrip()) - 1
             if j > 0 and text[j - 1] == before:
                 before *= 2                 # `a && x->m`: a test, not the address of x->m
+        elif before == "=":
+            j = len(text[:bstart].rstrip()) - 1
+            if j > 0 and text[j - 1] in "=!":
+                before = text[j - 1] + "="  # `NULL == x->m`: a comparison, not a read into a variable
         if op == "." and not base:
             kind = "store" if nxt == "=" else "use"          # designated initialiser
         elif nxt == "=":
@@ -125,7 +129,7 @@ def _base_text(text, i):
 def _is_test(text, start, nxt, before):
     """`if (x->m)`, `!x->m`, `x->m == NULL`, `x->m && ...`, `WARN_ON(!x->m)`: the pointer is
     looked at, never passed on."""
-    if nxt in ("==", "!="):
+    if nxt in ("==", "!=") or before in ("==", "!="):
         return True
     if before in ("!", "&&", "||", "?") or nxt in ("&&", "||", "?"):
         return True
