@@ -25,7 +25,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_wx_get_name": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL",
              "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL",
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
-             "fxu_poll": "GFP_KERNEL"}
+             "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -58,7 +58,7 @@ MANUAL = {
     "fxt_escaped": "stored in fxt_esc_tbl[].cb: fxt_esc_tbl used at drivers/fxt/fxt.c:127 (the table is passed on)",
     "fxt_read_out": "stored in fxt_rd_tbl[].cb: fxt_rd_tbl[].cb read at drivers/fxt/fxt.c:111",
     "fxt_shared": "fxt_shared(): address taken",
-    "fxt_io_read2": "->read2 read at drivers/fxt/fxt_io.c:45 (the pointer is passed on)",
+    "fxt_io_read2": "->read2 read at drivers/fxt/fxt_io.c:48 (the pointer is passed on)",
     "fxv_soup_site_held": "call of fxv_soup_site_held() that spatch could not parse",
     "fxv_soup_site_kmap": "call of fxv_soup_site_kmap() that spatch could not parse",
     "fxt_inc_site": "stored in fxt_inc_tbl[].cb: fxt_tab.c is #included by other files",

@@ -261,26 +261,43 @@ def _initialiser(text, i):
         return ("?runtime", field)
     if stop is None:
         return (None, field)
+    path = _designators(text, max(0, i - 200) + m.start())
     before = text[max(0, j - 300):j]
     m2 = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
     if m2:
-        return (m2.group(1), field)
+        return (m2.group(1) + path, field)
     alias = _typedef_head(before)
     if alias:
-        return (alias, field)
+        return (alias + path, field)
     nested = re.search(r"\.\s*(\w+)\s*=\s*$", before)
     if nested:
         # `.base = { .irq = fn }`: the member's own struct, named by the path from the
         # outer initialiser's type ("outer>base"), which the graph resolves.
         outer = _initialiser(text, j)
         if outer and outer[0] and outer[0] != "?runtime":
-            return (f"{outer[0]}>{nested.group(1)}", field)
+            return (f"{outer[0]}>{nested.group(1)}{path}", field)
         return (None, field)
     if not before.rstrip().endswith(("=", ",", "{")):
         # the `{` of a function body or a block (`f(...)\n{`, `else {`): the first
         # statement in it is an assignment, not an initialiser
         return ("?runtime", field)
-    return (_array_element_type(text, j, lim), field)
+    stype = _array_element_type(text, j, lim)
+    return (stype + path if stype else None, field)
+
+
+def _designators(text, k):
+    """">a>b" for `.a.b.field = ` whose `.field` starts at offset k (a member of a member,
+    Realtek's `.usbdrv.probe = rtw_drv_init`), "" for a plain `.field = `."""
+    names = []
+    while True:
+        d = re.search(r"\.\s*(\w+)\s*$", text[max(0, k - 100):k])
+        if not d:
+            break
+        names.insert(0, d.group(1))
+        k = max(0, k - 100) + d.start()
+    if names and not text[max(0, k - 100):k].rstrip().endswith(("{", ",")):
+        return ""                       # not a designator list: the caller decides what it is
+    return "".join(">" + n for n in names)
 
 
 def _array_element_type(text, j, lim):

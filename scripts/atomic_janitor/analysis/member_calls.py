@@ -542,6 +542,11 @@ def _local_calls(ff, off, field, base):
     text does not settle it (a global, another use or store, a call spatch did not record)."""
     text = ff.text
     stmt = max(text.rfind(ch, 0, off) for ch in ";{}") + 1
+    while True:                         # past the directive lines before the statement (`#endif`)
+        d = re.compile(r"\s*#[^\n]*").match(text, stmt, off)
+        if not d:
+            break
+        stmt = d.end()
     m = _LOCAL_STORE.match(text, stmt, off)
     if not m or m.end() != off or " ".join(m.group(2).split()) != " ".join(base.split()) or \
             not re.match(r"\s*;", text[off + len(field):off + len(field) + 40]):
