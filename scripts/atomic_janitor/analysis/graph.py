@@ -246,6 +246,7 @@ class Graph:
         self._structs_in = {}
         self._typedefs_in = {}
         self._member_params = {}
+        self._path_types = {}           # member_calls._path_type_at
         self._too_large = set()
 
     # ------------------------------------------------------------ facts
@@ -515,7 +516,8 @@ class Graph:
         # work handler that issue 11 saw pruned). A pruned node stays unexpanded, which
         # _propagate reads as unknown, never as "contributes nothing".
         for _round in range(MAX_ROUNDS + 1):
-            frontier = [n for n in frontier if not n.expanded]
+            # once each: a caller of several functions of the round is found once per callee
+            frontier = list({n.key: n for n in frontier if not n.expanded}.values())
             if _round:
                 useful = self._reaching(k for k in sites if not self._unknown_for_good(k))
                 frontier = [n for n in frontier if n.key in useful]

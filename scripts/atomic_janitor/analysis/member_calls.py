@@ -230,6 +230,15 @@ def _type_of_path(g, text, parts, at):
     return t
 
 
+def _path_type_at(g, rel, text, parts, at):
+    """_type_of_path for a member use, memoised per graph: the same uses of a common member
+    name are looked at again for every store of a function into it."""
+    key = (rel, at, tuple(parts))
+    if key not in g._path_types:
+        g._path_types[key] = _type_of_path(g, text, parts, at)
+    return g._path_types[key]
+
+
 def _lhs_type(g, ff, lhs, field, line):
     """The struct type of `x->y->field =` at `line`, or None."""
     base = re.sub(r"\s*=\s*&?\s*$", "", lhs)
@@ -496,7 +505,7 @@ def _member_calls(g, stype, field, files):
                 continue
             if stype is not None and base:
                 parts = M.path_parts(base)
-                t = _type_of_path(g, text, parts, off) if parts else None
+                t = _path_type_at(g, rel, text, parts, off) if parts else None
                 if t is not None and t != stype:
                     continue                    # a member of that name in another struct
             mac = ff.macro_at(line)
