@@ -696,7 +696,8 @@ class Graph:
             n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
                               "outside it can call it)", n.exported[0], n.exported[1], "exported"))
         elif not found_any and not n.entries:
-            if (n.macro or self.tree.kind != "kernel") and not self._may_be_pasted(n.name):
+            if (n.macro or self.tree.kind != "kernel" and not self._included_c(n.file)) \
+                    and not self._may_be_pasted(n.name):
                 # Searched for in the whole tree and used nowhere (a compat alias, a vendor's
                 # DBG_MEM_ALLOC variant, say): a macro cannot be reached through a pointer,
                 # so it is on no path at all. A module directory's macro is its own: the
@@ -710,12 +711,17 @@ class Graph:
             return []                           # unknown callers anyway: no need to look further up
         return new
 
+    def _included_c(self, rel):
+        """Is rel a .c file that another file #includes (its static functions are that
+        file's too, where this walk does not look for their callers)?"""
+        return rel.endswith(".c") and bool(self.pre.files_including([os.path.basename(rel)]))
+
     def _table_callers(self, n, ff, table, line):
         """The callers of n through the static table it is stored in (tables.py): an edge
         from each function calling through the member, or UNKNOWN naming the escape."""
         if not ff.rel.endswith(".c"):
             offsets, why = None, "a static table in a header has a copy in each file that includes it"
-        elif self.pre.files_including([os.path.basename(ff.rel)]):
+        elif self._included_c(ff.rel):
             offsets, why = None, f"{os.path.basename(ff.rel)} is #included by other files, which see the table"
         else:
             offsets, why = tables.calls(ff, table)
