@@ -71,3 +71,35 @@ def test_member_uses_read_a_comparison_either_way_round_as_a_test():
     from atomic_janitor.analysis import members as M
     text = "if (NULL == p->hal.fn) x(); if (0 != p->fn) y(); if (p->fn == q) z(); f = p->fn;"
     assert [k for _o, _b, k in M.uses(text, "fn")] == ["test", "test", "test", "use"]
+
+
+LOCAL_READ = """void rd(struct a *adapter)
+{
+	u32 (*_read)(struct h *h, u32 addr);
+
+	_read = adapter->io_ops._read;
+	if (_read)
+		_read(adapter->h, 1);
+CALL}
+"""
+
+
+def _local(extra):
+    from atomic_janitor.analysis import facts, member_calls as MC, members as M
+    text = LOCAL_READ.replace("CALL", extra)
+    line = text.count("\n", 0, text.index("_read(adapter")) + 1
+    ff = facts.FileFacts("x.c", text.splitlines(True), [
+        {"kind": "call", "line": line, "col": 2, "callee": "_read", "element": "rd"}])
+    (off, base, kind), = M.uses(ff.text, "_read")
+    return MC._local_calls(ff, off, "_read", base)
+
+
+def test_a_member_read_into_a_local_that_is_only_called_is_a_call():
+    """member_calls._local_calls: Realtek's `_read_port = pintfhdl->io_ops._read_port;`."""
+    calls = _local("")
+    assert [(c.line, c.callee) for c in calls] == [(7, "_read")]
+    # a call written `(*_read)(...)` is no declaration, and not a recorded call: unknown
+    assert _local("\tspin_lock(&l);\n\t(*_read)(adapter->h, 2);\n\tspin_unlock(&l);\n") is None
+    # passed on, or stored again
+    assert _local("\tdefer(_read);\n") is None
+    assert _local("\t_read = other;\n") is None

@@ -22,7 +22,7 @@ import re
 
 from .. import ctext
 from . import entries as E
-from .facts import _enclosing_call
+from .facts import KEYWORDS, _enclosing_call
 from . import members as M
 from .roots import driver_root
 
@@ -565,26 +565,37 @@ def _local_calls(ff, off, field, base):
     if fn_start < 0 or fn_end < 0 or text.rfind("\n}", 0, off) > fn_start:
         return None                     # not inside one kernel-style function body
     body = text[fn_start:fn_end]
-    # declared in this function as a pointer to a function: `u32 (*rd)(struct intf_hdl *, ...);`
-    if not re.search(r"\(\s*\*\s*%s\s*\)\s*\(" % re.escape(local), body):
+    # declared once in this function as a pointer to a function, after a type word:
+    # `u32 (*rd)(struct intf_hdl *, ...);` (a call `(*rd)(p)` or `return (*rd)(p)` is none)
+    decls = [d for d in re.finditer(r"(?<!\w)([A-Za-z_]\w*)[\s*]*\(\s*\*\s*(%s)\s*\)\s*\(" % re.escape(local), body)
+             if d.group(1) not in KEYWORDS]
+    if len(decls) != 1:
         return None
+    decl_at = fn_start + decls[0].start(2)
     found = []
     for u in re.finditer(r"(?<![\w.>])%s\b" % re.escape(local), body):
         at, end = fn_start + u.start(), fn_start + u.end()
         after = text[end:end + 40]
-        if at == store_at:
+        if at in (store_at, decl_at):
             continue
-        if text[:at].rstrip().endswith("*") and re.match(r"\s*\)\s*\(", after):
-            continue                    # the declaration
         if re.match(r"\s*\(", after):
             line = ff.line_of(at)
             c = ff.calls.get((line, at - ff.offset(line, 0)))
             if c is None or c.callee != local or not c.func or c.func == "something_else":
                 return None
             found.append(c)
-        elif re.match(r"\s*(==|!=)", after) or (text[:at].rstrip().endswith(("(", "!", "&&", "||")) and
-                                                  _LOOKED_AT.match(after)):
-            continue                    # `if (rd)`, `!rd`, `rd == NULL`: looked at, not passed on
-        else:
+        elif not _looked_at(text, at, after):
             return None                 # stored again, passed on, returned
     return found or None
+
+
+def _looked_at(text, at, after):
+    """`if (rd)`, `!rd`, `rd == NULL`, `WARN_ON(!rd)`: the pointer at offset at is tested,
+    not passed on (`defer(rd)` passes it)."""
+    before = text[:at].rstrip()
+    if re.match(r"\s*(==|!=)", after) or before.endswith(("!", "&&", "||", "==", "!=")):
+        return True
+    if before.endswith("(") and _LOOKED_AT.match(after):
+        callee, _idx = _enclosing_call(text, at)
+        return callee is None or callee in M.TESTING_CALLS
+    return False
