@@ -70,6 +70,7 @@ def test_an_untagged_typedef_is_a_type_of_its_own():
     assert M.typedefs(text) == {"drv_t": "typedef drv_t", "pdrv_t": "typedef drv_t", "tagged_t": "tagged"}
     assert M.member_names(M.struct_body(text, "typedef drv_t")) == ["attach", "detach"]
     assert M.struct_body(text, "typedef pdrv_t") is None        # named by its first name only
+    assert M.typedefs("typedef structure_t other_t;") == {}      # a type named struct..., no struct
 
 
 def test_a_nested_member_initialiser_is_not_read_as_an_array_element():

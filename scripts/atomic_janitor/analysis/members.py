@@ -227,7 +227,7 @@ def _file_scope(text, i):
     return text.count("{", 0, i) == text.count("}", 0, i)
 
 
-_TYPEDEF = re.compile(r"\btypedef\s+struct\s*(\w+)?\s*(\{)?")
+_TYPEDEF = re.compile(r"\btypedef\s+struct\b\s*(\w+)?\s*(\{)?")
 # An untagged struct (`typedef struct { ... } bcmsdh_driver_t;`) has no tag: it goes by
 # this prefix and its first typedef name, a name no tag can have.
 UNTAGGED = "typedef "
