@@ -11,7 +11,7 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
-              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe", "fxt_io_read"]
+              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe", "fxt_io_read", "fxt_slot_start"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
@@ -59,6 +59,7 @@ MANUAL = {
     "fxt_read_out": "stored in fxt_rd_tbl[].cb: fxt_rd_tbl[].cb read at drivers/fxt/fxt.c:111",
     "fxt_shared": "fxt_shared(): address taken",
     "fxt_io_read2": "->read2 read at drivers/fxt/fxt_io.c:48 (the pointer is passed on)",
+    "fxt_slot_start2": "->start2 read at drivers/fxt/fxt_slot.c:64 (the pointer is passed on)",
     "fxv_soup_site_held": "call of fxv_soup_site_held() that spatch could not parse",
     "fxv_soup_site_kmap": "call of fxv_soup_site_kmap() that spatch could not parse",
     "fxt_inc_site": "stored in fxt_inc_tbl[].cb: fxt_tab.c is #included by other files",

@@ -71,3 +71,10 @@ def test_driver_root():
     assert _driver_root("drivers/net/wireless/foo/core.c", "kernel") == "drivers/net/wireless"
     assert _driver_root("drivers/xen/grant-table.c", "kernel") == "drivers/xen"
     assert _driver_root("core/rtw_cmd.c", "module-dir") == ""
+
+
+def test_member_of_the_same_name_is_no_mention_of_the_function():
+    # Realtek usb_intf.c: a static usb_intf_start() beside hal->usb_intf_start = _TRUE
+    ff = ff_of("static void usb_intf_start(struct a *a)\n{\n\thal->usb_intf_start = 1;\n"
+               "\tx.usb_intf_start = 0;\n\tif (p -> usb_intf_start) a();\n\tb = c > usb_intf_start;\n}")
+    assert [mention(ff, "usb_intf_start", k)[0] for k in range(1, 5)] == ["not-function"] * 3 + ["other"]

@@ -416,7 +416,9 @@ def classify_mention(ff, name, off, line, kind, defs_here):
         return ("def", None)                    # an object-like macro's own #define
     if re.search(r"EXPORT_SYMBOL\w*\s*\(\s*$", text[max(0, off - 60):off]):
         return ("export", None)
-    if prev in ("struct", "enum", "union", "goto") or prev == "." or prev == "->":
+    # `p->name` and `.name` are members: a function's name is no member of any struct,
+    # whatever the struct's member is called (_prev_token gives `->` as its last character)
+    if prev in ("struct", "enum", "union", "goto", ".") or prev == ">" and text[:off].rstrip().endswith("->"):
         return ("not-function", None)
     if mac and mac[1] is None and re.fullmatch(r"[\s(]*%s[\s)]*" % re.escape(name), ctext.blank(mac[2])):
         # `#define os_malloc rtw_malloc`: an alias, whose every use is a use of the name

@@ -503,11 +503,14 @@ def _member_calls(g, stype, field, files):
             line = ff.line_of(off)
             if kind in ("store", "test"):
                 continue
+            t = None
             if stype is not None and base:
                 parts = M.path_parts(base)
                 t = _path_type_at(g, rel, text, parts, off) if parts else None
                 if t is not None and t != stype:
                     continue                    # a member of that name in another struct
+            if kind == "use" and t is not None and _slot_copy(g, rel, text, off, field, stype):
+                continue                    # `a->m = b->m;`: the pointer stays in the member
             mac = ff.macro_at(line)
             if mac:
                 return None, f"->{field} used in macro {mac[0]} ({rel}:{line})"
@@ -538,6 +541,23 @@ def _member_calls(g, stype, field, files):
     if len(calls) > MAX_MEMBER_CALLS:
         return None, f"{len(calls)} calls through ->{field}: too many to follow"
     return calls, None
+
+
+_SLOT_STORE = re.compile(r"\s*([^;{}=]*?)(->|\.)\s*(\w+)\s*=\s*([^=;]*?)\s*(->|\.)\s*$")
+
+
+def _slot_copy(g, rel, text, off, field, stype):
+    """`padapter->intf_start = primary->intf_start;` (Realtek os_intfs.c), both of struct
+    stype: the value read from the member is stored back into the same member of the same
+    type, so the functions that member can hold stay those stored into it elsewhere. Only a
+    whole statement of that shape, both sides' types settled by the text."""
+    stmt = max(text.rfind(ch, 0, off) for ch in ";{}") + 1
+    m = _SLOT_STORE.match(text, stmt, off)
+    if not m or m.end() != off or m.group(3) != field or \
+            not re.match(r"\s*;", text[off + len(field):off + len(field) + 40]):
+        return False
+    parts = M.path_parts(m.group(1).strip())
+    return bool(parts) and _path_type_at(g, rel, text, parts, off) == stype
 
 
 _LOCAL_STORE = re.compile(r"\s*([A-Za-z_]\w*)\s*=\s*([^=;]*?)\s*(->|\.)\s*$")
