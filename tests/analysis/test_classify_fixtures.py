@@ -23,7 +23,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL",
              "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL",
              "fxv_wx_get_name": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL",
-             "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL",
+             "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL", "fxv_soup_site_pair": "GFP_KERNEL",
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
              "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
@@ -62,6 +62,8 @@ MANUAL = {
     "fxt_slot_start2": "->start2 read at drivers/fxt/fxt_slot.c:64 (the pointer is passed on)",
     "fxv_soup_site_held": "call of fxv_soup_site_held() that spatch could not parse",
     "fxv_soup_site_kmap": "call of fxv_soup_site_kmap() that spatch could not parse",
+    "fxv_soup_site_in_pair": "call of fxv_soup_site_in_pair() that spatch could not parse",
+    "fxv_soup_site_jump": "call of fxv_soup_site_jump() that spatch could not parse",
     "fxt_inc_site": "stored in fxt_inc_tbl[].cb: fxt_tab.c is #included by other files",
 }
 

@@ -103,3 +103,32 @@ def test_a_member_read_into_a_local_that_is_only_called_is_a_call():
     # passed on, or stored again
     assert _local("\tdefer(_read);\n") is None
     assert _local("\t_read = other;\n") is None
+
+
+def _closed(body):
+    from atomic_janitor.analysis.graph import PRIMITIVES
+    src = "static void fx_f(struct fx *d)\n{\n" + body + "\tfx_site(d);\n}\n"
+    f = FileFacts("drivers/fx/fx.c", src.splitlines(True), [])
+    return T.closed_regions(T.enclosing(f, src.count("\n") - 1), PRIMITIVES)
+
+
+def test_regions_taken_and_dropped_in_straight_code():
+    assert _closed("\tspin_lock_bh(&d->lock);\n\td->n++;\n\tspin_unlock_bh(&d->lock);\n") == [(3, 5)]
+    # nested, in a braced block, irqsave with its flags
+    assert _closed("\tif (d->n) {\n\t\tspin_lock_irqsave(&d->a, fl);\n\t\trcu_read_lock();\n"
+                   "\t\trcu_read_unlock();\n\t\tspin_unlock_irqrestore(&d->a, fl);\n\t}\n") == [(5, 6), (4, 7)]
+    assert _closed("\td->n++;\n") == []
+
+
+def test_regions_the_text_does_not_settle():
+    for body in ("\tspin_lock(&d->a);\n\tspin_unlock(&d->b);\n",              # another lock
+                 "\tspin_lock_bh(&d->a);\n\tspin_unlock(&d->a);\n",           # BHs left off
+                 "\tspin_lock(&d->a);\n\tif (!d->n)\n\t\treturn;\n\tspin_unlock(&d->a);\n",
+                 "\tspin_lock(&d->a);\n\tif (d->n)\n\t\tspin_unlock(&d->a);\n",
+                 "\tspin_lock(&d->a);\n#ifdef A\n\td->n++;\n#endif\n\tspin_unlock(&d->a);\n",
+                 "\tspin_lock(&d->a);\n\tif (d->n) {\n\tspin_unlock(&d->a);\n\t}\n",
+                 "\tspin_lock(&d->a);\n",                                      # still held
+                 "\tspin_unlock(&d->a);\n",                                    # the caller's
+                 "\tif (spin_trylock(&d->a))\n\t\tspin_unlock(&d->a);\n",
+                 "\tdefer(spin_lock, &d->a);\n"):                              # named, not called
+        assert _closed(body) is None, body

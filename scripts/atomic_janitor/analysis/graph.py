@@ -151,7 +151,7 @@ def _defines_opener(text, names):
 
 class Node:
     __slots__ = ("key", "file", "name", "macro", "static", "line", "exported", "entries", "expanded",
-                 "params", "unused", "textual")
+                 "params", "unused", "textual", "closes_own")
 
     def __init__(self, file, name, macro=False, static=False, line=None, params=""):
         self.key = (file, name)
@@ -162,6 +162,7 @@ class Node:
         self.params = params
         self.unused = False          # a macro no file of the tree uses: on no path
         self.textual = False         # defined where spatch could not parse: read from the text
+        self.closes_own = False      # read from the text: takes regions, each dropped in straight code
 
 
 class Edge:
@@ -185,7 +186,10 @@ def call_fact(e):
     if e.via:
         member, f, line = e.via[:3]
         fact += f" through ->{member} (stored at {f}:{line}{'; ' + e.via[3] if len(e.via) > 3 else ''})"
-    if e.textual:
+    if e.textual and e.caller.closes_own:
+        fact += (f" (read from the text: spatch could not parse the call; {e.caller.name}() holds no lock, "
+                 "irq, bh, preempt or RCU region there: each one it takes, it drops again in straight code)")
+    elif e.textual:
         fact += (f" (read from the text: spatch could not parse the call; {e.caller.name}() takes no lock, "
                  "irq, bh, preempt or RCU region)")
     return fact
@@ -759,10 +763,15 @@ class Graph:
         tf = textual.enclosing(ff, line)
         if tf is None:
             return None
-        if _names_region_primitive(tf.body) or textual.loop_headers(tf.body) or \
-                self._may_call_opener(ff, set(CALL.findall(tf.body)) - KEYWORDS):
+        if _GUARD.search(tf.body) or _KMAP.search(tf.body):
+            return None
+        spans = textual.closed_regions(tf, PRIMITIVES) if PRIMITIVES.search(tf.body) else []
+        if spans is None or any(a <= line <= b for a, b in spans):
+            return None
+        if textual.loop_headers(tf.body) or self._may_call_opener(ff, set(CALL.findall(tf.body)) - KEYWORDS):
             return None
         caller = self.node(ff.rel, tf.name)
+        caller.closes_own = caller.closes_own or bool(spans)
         if tf.name not in ff.defs:
             caller.textual = True
             caller.static = tf.static

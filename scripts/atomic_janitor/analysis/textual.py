@@ -6,8 +6,11 @@ follows it only where the text settles both ends, kernel style, and says so in t
 - the function is delimited by a `{` and a `}` alone at the start of their lines, with no
   other such line between them and the call, and a head (`type name(params)`, possibly over
   several lines) right above the `{`;
-- its body opens no region, which graph.py decides (no region primitive, no call whose name
-  may be a lock helper, no macro of the file whose body may open one), and uses no macro as
+- its body leaves no region open at the call, which graph.py decides: no call whose name
+  may be a lock helper, no macro of the file whose body may open one, and no region
+  primitive other than pairs that close again before the call (closed_regions: the same
+  lock taken and dropped in straight code, aic8800's `spin_lock_bh(&hw->cb_lock); ...
+  spin_unlock_bh(&hw->cb_lock);` in a scan request that spatch drops); and it uses no macro as
   a loop header (`name(args) stmt;`) unless spatch reads that name as an iterator anyway:
   a header's `for (spin_lock(l), d = 1; d; spin_unlock(l), d = 0)` is what made spatch give
   up on such a function, and the text does not show the lock.
@@ -53,10 +56,98 @@ def loop_headers(body):
 
 
 class TextFunction:
-    __slots__ = ("name", "line", "static", "body", "params")
+    __slots__ = ("name", "line", "static", "body", "params", "rows")
 
-    def __init__(self, name, line, static, body, params):
+    def __init__(self, name, line, static, body, params, rows=()):
         self.name, self.line, self.static, self.body, self.params = name, line, static, body, params
+        self.rows = rows            # [(1-based line, text)] of the body, directive lines too
+
+
+def _pairs():
+    """{acquire: release} of the region primitives whose pairing the text can check: the
+    plain, _bh, _irq and _irqsave forms of the spinlock and rwlock families, the irq, bh,
+    preempt and RCU calls. Any other primitive (a nested or seqlock form, a trylock) leaves
+    the function unknown, as before."""
+    out = {}
+    for lock in ("spin", "raw_spin", "read", "write"):
+        for acq, rel in (("", ""), ("_bh", "_bh"), ("_irq", "_irq"), ("_irqsave", "_irqrestore")):
+            out[f"{lock}_lock{acq}"] = f"{lock}_unlock{rel}"
+    out.update({"local_irq_save": "local_irq_restore", "local_irq_disable": "local_irq_enable",
+                "local_bh_disable": "local_bh_enable", "preempt_disable": "preempt_enable",
+                "rcu_read_lock": "rcu_read_unlock", "rcu_read_lock_bh": "rcu_read_unlock_bh"})
+    return out
+
+
+PAIRS = _pairs()
+_JUMP = re.compile(r"\b(return|goto|break|continue)\b")
+
+
+def _args(text, i):
+    """The normalised argument text of the call whose `(` is at or after offset i."""
+    j = text.find("(", i)
+    depth = 0
+    for k in range(j, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[k], 0)
+        if depth == 0:
+            return "".join(text[j + 1:k].split()), k
+    return None, len(text)
+
+
+def _statement_start(text, i):
+    """Is offset i the start of a statement that runs whenever the code before it does
+    (after `;`, `{` or `}`; not the body of an `if`, `else`, loop or label)?"""
+    before = text[:i].rstrip()
+    return not before or before[-1] in ";{}"
+
+
+def closed_regions(tf, primitives):
+    """[(first line, last line)] of the regions tf's body opens and closes again: a pair
+    from PAIRS on the same lock (the same arguments), each call a statement of its own, the
+    code between them straight (no directive line, no return, goto, break or continue, its
+    braces balanced), innermost pairs first. None when some primitive is not in such a
+    pair: the text does not settle what is held where."""
+    rows = [(ln, t) for ln, t in tf.rows if not t.lstrip().startswith("#")]
+    starts, text = [], ""
+    for ln, t in rows:
+        starts.append((len(text), ln))
+        text += t + "\n"
+
+    def line_of(off):
+        best = rows[0][0] if rows else 0
+        for at, ln in starts:
+            if at > off:
+                break
+            best = ln
+        return best
+
+    directives = {ln for ln, t in tf.rows if t.lstrip().startswith("#")}
+    stack, spans = [], []
+    for m in primitives.finditer(text):
+        name = m.group(1)
+        if not re.match(r"\s*\(", text[m.end():m.end() + 20]):
+            return None                 # named, not called (a pointer to it, a macro argument)
+        args, _end = _args(text, m.end())
+        if args is None or not _statement_start(text, m.start()):
+            return None
+        if name in PAIRS:
+            stack.append((name, args, m.start()))
+            continue
+        if not stack:
+            return None
+        acq, acq_args, at = stack.pop()
+        if PAIRS[acq] != name or acq_args != args:
+            return None
+        between = text[at:m.start()]
+        depth = 0
+        for ch in between:
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            if depth < 0:
+                return None
+        first, last = line_of(at), line_of(m.start())
+        if depth or _JUMP.search(between) or any(first < d < last for d in directives):
+            return None
+        spans.append((first, last))
+    return None if stack else spans
 
 
 def enclosing(ff, line):
@@ -95,4 +186,6 @@ def enclosing(ff, line):
         if above and re.match(r"^[A-Za-z_][\w\s\*]*$", above):
             pre = above
     body = "\n".join(l for l in tl[o + 1:c] if not l.lstrip().startswith("#"))
-    return TextFunction(m.group("name"), h + 1, bool(re.search(r"\bstatic\b", pre)), body, m.group("params"))
+    rows = [(k + 1, tl[k]) for k in range(o + 1, c)]
+    return TextFunction(m.group("name"), h + 1, bool(re.search(r"\bstatic\b", pre)), body, m.group("params"),
+                        rows)
