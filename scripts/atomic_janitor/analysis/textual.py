@@ -8,8 +8,8 @@ follows it only where the text settles both ends, kernel style, and says so in t
   several lines) right above the `{`;
 - its body leaves no region open at the call, which graph.py decides: no call whose name
   may be a lock helper, no macro of the file whose body may open one, and no region
-  primitive other than pairs that close again before the call (closed_regions: the same
-  lock taken and dropped in straight code, aic8800's `spin_lock_bh(&hw->cb_lock); ...
+  primitive other than pairs that the call is not inside (closed_regions: the same lock
+  taken and dropped in straight code, aic8800's `spin_lock_bh(&hw->cb_lock); ...
   spin_unlock_bh(&hw->cb_lock);` in a scan request that spatch drops); and it uses no macro as
   a loop header (`name(args) stmt;`) unless spatch reads that name as an iterator anyway:
   a header's `for (spin_lock(l), d = 1; d; spin_unlock(l), d = 0)` is what made spatch give
