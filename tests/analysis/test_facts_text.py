@@ -78,3 +78,11 @@ def test_member_of_the_same_name_is_no_mention_of_the_function():
     ff = ff_of("static void usb_intf_start(struct a *a)\n{\n\thal->usb_intf_start = 1;\n"
                "\tx.usb_intf_start = 0;\n\tif (p -> usb_intf_start) a();\n\tb = c > usb_intf_start;\n}")
     assert [mention(ff, "usb_intf_start", k)[0] for k in range(1, 5)] == ["not-function"] * 3 + ["other"]
+
+
+def test_an_array_element_by_index_is_no_struct_member():
+    # aic8800 rwnx_msg_rx.c: an array of a function pointer typedef, indexed by message id
+    ff = ff_of("static msg_cb_fct mm_hdlrs[MM_MAX] = {\n\t[MSG_I(MM_A)] = fx_a,\n\t[MSG_I(MM_B)]  = &fx_b,\n};\n"
+               "static struct fx_attr attrs[] = {\n\t{ \"a\", fx_c },\n};")
+    assert mention(ff, "fx_a")[0] == "other" and mention(ff, "fx_b")[0] == "other"
+    assert mention(ff, "fx_c") == ("init-pos", ("fx_attr", 1))

@@ -340,6 +340,7 @@ def positional_slot(text, i):
     """(offset of the `{`, index) when the name at offset i is the index-th value of a
     positional brace initialiser, whatever its type."""
     depth, commas, j, lim = 0, 0, i - 1, max(0, i - 4000)
+    element = None                      # where the name's own element starts
     while j >= lim:
         ch = text[j]
         if ch in ")]}":
@@ -352,11 +353,14 @@ def positional_slot(text, i):
             return None
         elif ch == "," and depth == 0:
             commas += 1
+            element = j + 1 if element is None else element
         j -= 1
     else:
         return None
     if text[j] != "{" or re.search(r"\.\s*\w+\s*=", text[j + 1:i]):
         return None                     # not braces, or designated (_initialiser's)
+    if re.search(r"\]\s*=\s*&?\s*$", text[j + 1 if element is None else element:i]):
+        return None                     # `[MSG_X] = fn`: an array's element by index, no struct member
     if not re.match(r"&?\s*\w+\s*[,}]", text[i:i + 200]):
         return None
     return j, commas

@@ -881,8 +881,8 @@ class Graph:
             else:
                 field = member_calls.member_at(self, stype, index)
             if field is None:
-                n.entries.append((E.UNKNOWN, f"address taken: element {index + 1} of a positional struct "
-                                  f"{stype} initialiser (member order not known)", cf, line, "pointer"))
+                n.entries.append((E.UNKNOWN, f"address taken: element {index + 1} of a positional initialiser "
+                                  f"of {stype} (no struct whose member order is known)", cf, line, "pointer"))
                 return
             what, detail = "init", (stype, field)
         if what == "init":
