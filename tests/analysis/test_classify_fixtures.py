@@ -22,7 +22,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_zalloc": "GFP_KERNEL", "fxv_in_soup": "GFP_KERNEL", "fxv_alias_zalloc": "GFP_KERNEL",
              "fxv_kick": "GFP_KERNEL", "fxk_enc_detect": "GFP_KERNEL",
              "fxv_evt": "GFP_KERNEL", "fxv_attach": "GFP_KERNEL",
-             "fxv_wx_get_name": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL",
+             "fxv_wx_get_name": "GFP_KERNEL", "fxv_wx_get_freq": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL",
              "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL", "fxv_soup_site_pair": "GFP_KERNEL",
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
              "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL"}

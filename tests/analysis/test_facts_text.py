@@ -84,5 +84,9 @@ def test_an_array_element_by_index_is_no_struct_member():
     # aic8800 rwnx_msg_rx.c: an array of a function pointer typedef, indexed by message id
     ff = ff_of("static msg_cb_fct mm_hdlrs[MM_MAX] = {\n\t[MSG_I(MM_A)] = fx_a,\n\t[MSG_I(MM_B)]  = &fx_b,\n};\n"
                "static struct fx_attr attrs[] = {\n\t{ \"a\", fx_c },\n};")
-    assert mention(ff, "fx_a")[0] == "other" and mention(ff, "fx_b")[0] == "other"
+    assert mention(ff, "fx_a") == ("init-pos", ("typedef msg_cb_fct", None))
+    assert mention(ff, "fx_b") == ("init-pos", ("typedef msg_cb_fct", None))
     assert mention(ff, "fx_c") == ("init-pos", ("fx_attr", 1))
+    # an iw_handler array keeps its type, whatever the index (graph.py: HANDLER_ARRAYS)
+    ff = ff_of("static const iw_handler fx_wx[] = {\n\t[SIOCGIWNAME - SIOCIWFIRST] = fx_get_name,\n};")
+    assert mention(ff, "fx_get_name") == ("init-pos", ("typedef iw_handler", None))

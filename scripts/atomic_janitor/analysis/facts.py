@@ -338,7 +338,8 @@ def _positional(text, i):
 
 def positional_slot(text, i):
     """(offset of the `{`, index) when the name at offset i is the index-th value of a
-    positional brace initialiser, whatever its type."""
+    positional brace initialiser, whatever its type; index None when the value is an array
+    element set by index (`[MSG_X] = fn`), which is no member of a struct."""
     depth, commas, j, lim = 0, 0, i - 1, max(0, i - 4000)
     element = None                      # where the name's own element starts
     while j >= lim:
@@ -359,10 +360,10 @@ def positional_slot(text, i):
         return None
     if text[j] != "{" or re.search(r"\.\s*\w+\s*=", text[j + 1:i]):
         return None                     # not braces, or designated (_initialiser's)
-    if re.search(r"\]\s*=\s*&?\s*$", text[j + 1 if element is None else element:i]):
-        return None                     # `[MSG_X] = fn`: an array's element by index, no struct member
     if not re.match(r"&?\s*\w+\s*[,}]", text[i:i + 200]):
         return None
+    if re.search(r"\]\s*=\s*&?\s*$", text[j + 1 if element is None else element:i]):
+        return j, None                  # `[MSG_X] = fn`: an array's element by index, no struct member
     return j, commas
 
 

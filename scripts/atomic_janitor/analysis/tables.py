@@ -43,7 +43,7 @@ def stored_in(text, off):
         field, index = designated.group(2), None
     else:
         slot = positional_slot(text, off)
-        if slot is None:
+        if slot is None or slot[1] is None:
             return None
         (brace, index), field = slot, None
     decl = _declaration(text, brace)
