@@ -877,13 +877,13 @@ class Graph:
                     return
                 tag = member_calls.typedef_tag(self, alias)
                 stype = tag or stype
-                field = member_calls.member_at(self, tag, index) if tag and index is not None else None
             else:
-                field = member_calls.member_at(self, stype, index) if index is not None else None
+                tag = stype
             if index is None:
                 n.entries.append((E.UNKNOWN, f"address taken: stored by index in an array of {stype}", cf, line,
                                   "pointer"))
                 return
+            field = member_calls.member_at(self, tag, index) if tag else None
             if field is None:
                 n.entries.append((E.UNKNOWN, f"address taken: element {index + 1} of a positional initialiser "
                                   f"of {stype} (no struct whose member order is known)", cf, line, "pointer"))

@@ -16,7 +16,10 @@ follows it only where the text settles both ends, kernel style, and says so in t
   up on such a function, and the text does not show the lock.
 Anything else stays unknown."""
 
+import bisect
 import re
+
+from .. import ctext
 
 _OPEN = re.compile(r"^\{\s*$")
 _CLOSE = re.compile(r"^\}\s*;?\s*$")
@@ -85,12 +88,8 @@ _JUMP = re.compile(r"\b(return|goto|break|continue)\b")
 def _args(text, i):
     """The normalised argument text of the call whose `(` is at or after offset i."""
     j = text.find("(", i)
-    depth = 0
-    for k in range(j, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[k], 0)
-        if depth == 0:
-            return "".join(text[j + 1:k].split()), k
-    return None, len(text)
+    k = ctext.matching(text, j, "(", ")")
+    return "".join(text[j + 1:k].split()) if k < len(text) else None
 
 
 def _statement_start(text, i):
@@ -106,19 +105,15 @@ def closed_regions(tf, primitives):
     code between them straight (no directive line, no return, goto, break or continue, its
     braces balanced), innermost pairs first. None when some primitive is not in such a
     pair: the text does not settle what is held where."""
-    rows = [(ln, t) for ln, t in tf.rows if not t.lstrip().startswith("#")]
-    starts, text = [], ""
-    for ln, t in rows:
-        starts.append((len(text), ln))
-        text += t + "\n"
+    # tf.body is the body's lines without the directive lines, joined
+    lines = [ln for ln, t in tf.rows if not t.lstrip().startswith("#")]
+    text = tf.body
+    starts = [0]
+    for t in text.split("\n")[:-1]:
+        starts.append(starts[-1] + len(t) + 1)
 
     def line_of(off):
-        best = rows[0][0] if rows else 0
-        for at, ln in starts:
-            if at > off:
-                break
-            best = ln
-        return best
+        return lines[bisect.bisect_right(starts, off) - 1]
 
     directives = {ln for ln, t in tf.rows if t.lstrip().startswith("#")}
     stack, spans = [], []
@@ -126,7 +121,7 @@ def closed_regions(tf, primitives):
         name = m.group(1)
         if not re.match(r"\s*\(", text[m.end():m.end() + 20]):
             return None                 # named, not called (a pointer to it, a macro argument)
-        args, _end = _args(text, m.end())
+        args = _args(text, m.end())
         if args is None or not _statement_start(text, m.start()):
             return None
         if name in PAIRS:
