@@ -34,8 +34,10 @@ packages:
 # All three layers: unit + Coccinelle tests, real-tree tests, real-boot tests.
 # Installs what the tests need first (as root; otherwise it names the command).
 # The slowest tests are listed so a slower CI run shows where its time went.
+# Two lanes at once (tests/conftest.py): the QEMU tests beside all the others.
 test: packages
-	@$(PYTHON) -m pytest -q -p no:cacheprovider --durations=25 tests
+	@$(PYTHON) -m pytest -q -p no:cacheprovider --durations=25 \
+		$$($(PYTHON) -c 'import xdist' 2>/dev/null && echo --dist loadgroup -n 2) tests
 
 # Offline layer only (no kernel tree, no QEMU).
 test-fast: packages

@@ -6,6 +6,7 @@ dependency, typo, module-only symbol asked as y) fails the stage by name.
 import hashlib
 import os
 import re
+import shutil
 from typing import Dict, List, Sequence, Tuple
 
 from .common import ARCH, HERE, Log, VerifyError, make_argv, run
@@ -84,6 +85,48 @@ def config_key(work: str, symbols: Dict[str, str]) -> str:
     return h.hexdigest()[:16]
 
 
+def _tinyconfig_key(work: str) -> str:
+    """What `make tinyconfig` reads: the Kconfig files, the kconfig tool's sources, the tiny
+    fragments, and the toolchain (Kconfig asks the compiler and linker what they support)."""
+    h = hashlib.sha256(ARCH.encode())
+    for argv in (["gcc", "--version"], ["ld", "--version"]):
+        p = run(argv)
+        h.update(p.stdout.encode())
+    picked = []
+    for dirpath, dirnames, filenames in os.walk(work):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        rel = os.path.relpath(dirpath, work)
+        whole = rel == "scripts/kconfig" or rel.startswith("scripts/kconfig/") or \
+            rel == "kernel/configs" or rel.endswith("/configs") and rel.startswith("arch/")
+        picked += [os.path.join(dirpath, f) for f in sorted(filenames)
+                   if f.startswith("Kconfig") or (whole and not f.endswith((".o", ".cmd")))]
+    for path in picked:
+        h.update(os.path.relpath(path, work).encode() + b"\0")
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def _tinyconfig(work: str, build: str, jobs: int, log: Log) -> None:
+    """build/.config = `make tinyconfig`, remembered beside the build directories: every
+    profile and every new driver set starts from it, and kbuild's fixed cost of a make call
+    here is several seconds. Keyed by everything tinyconfig reads, so a changed tree or
+    toolchain runs it again."""
+    saved = os.path.join(os.path.dirname(build), f"tinyconfig-{_tinyconfig_key(work)}.config")
+    dotconfig = os.path.join(build, ".config")
+    if os.path.exists(saved):
+        shutil.copyfile(saved, dotconfig)
+        log.write(f"# .config = make tinyconfig, reused: {saved}")
+        return
+    p = run(make_argv(work, build, ["tinyconfig"], jobs), log)
+    if p.returncode != 0:
+        raise VerifyError("config", "make tinyconfig failed", [f"see {log.path}"],
+                          p.stdout.strip().splitlines()[-3:])
+    tmp = saved + ".tmp"
+    shutil.copyfile(dotconfig, tmp)
+    os.replace(tmp, saved)
+
+
 def configure(work: str, build: str, symbols: Dict[str, str], jobs: int, log: Log,
               force: bool = False) -> Tuple[bool, Dict[str, str]]:
     """Write build/.config = tinyconfig + symbols. Returns (changed, final .config symbols).
@@ -99,10 +142,7 @@ def configure(work: str, build: str, symbols: Dict[str, str], jobs: int, log: Lo
                 return False, read_dotconfig(dotconfig)
     if os.path.exists(stamp):
         os.unlink(stamp)
-    p = run(make_argv(work, build, ["tinyconfig"], jobs), log)
-    if p.returncode != 0:
-        raise VerifyError("config", "make tinyconfig failed", [f"see {log.path}"],
-                          p.stdout.strip().splitlines()[-3:])
+    _tinyconfig(work, build, jobs, log)
     p = run([os.path.join(work, "scripts", "config"), "--file", dotconfig,
              *scripts_config_args(symbols)], log)
     if p.returncode != 0:

@@ -10,12 +10,12 @@ one compile test, the same answer in both places."""
 import os
 import re
 import shutil
-import subprocess
+import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import build as buildmod
 from . import compile as compilemod
-from .common import Log
+from .common import Log, quote, run
 
 # (name, ARCH, CROSS_COMPILE, config target, Debian package of the compiler)
 CONFIGS = [
@@ -47,9 +47,10 @@ class Matrix:
         argv = ["make", "-C", self.src, f"O={os.path.join(self.root, 'build-' + name)}",
                 f"ARCH={arch}", f"-j{jobs or self.jobs}",
                 *([f"CROSS_COMPILE={cross}"] if cross else []), *targets]
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           errors="replace", check=False)
-        self.log.write("$ " + " ".join(argv) + "\n" + p.stdout[-20000:])
+        t0 = time.monotonic()
+        p = run(argv)
+        self.log.write(f"$ {quote(argv)}\n{p.stdout[-20000:]}"
+                       f"# exit {p.returncode} after {time.monotonic() - t0:.1f}s")
         if check and p.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} failed: {buildmod.first_error(p.stdout)}")
         return p
@@ -103,7 +104,8 @@ class Matrix:
 
     def compile(self, cfg: Config, objs: Sequence[str]) -> Dict[str, tuple]:
         """{obj: (ok, first error or None, warnings)}: the objects rebuilt from scratch, with
-        W=1 unless the matrix was made without it."""
+        W=1 unless the matrix was made without it; one make call for all of them (a make call
+        of allmodconfig costs seconds before it compiles anything)."""
         if cfg[0] not in self._prepared:
             self._make(cfg, "prepare")
             self._prepared.add(cfg[0])
@@ -114,6 +116,12 @@ class Matrix:
         # -j1: on s390 kbuild reaches drivers/s390/ by two paths, and with -j2 a single
         # object is built twice at once (fixdep then fails on the other's .d file).
         p = self._make(cfg, *(["W=1"] if self.w1 else []), *objs, check=False, jobs=1)
+        if p.returncode != 0 and len(objs) > 1:
+            # make stops at the first object that fails: each one alone, for its own answer
+            out: Dict[str, tuple] = {}
+            for o in objs:
+                out.update(self.compile(cfg, [o]))
+            return out
         return {o: (p.returncode == 0 and os.path.exists(os.path.join(build, o)),
                     None if p.returncode == 0 else buildmod.first_error(p.stdout),
                     buildmod.warnings_of(p.stdout, o[:-2] + ".c")) for o in objs}

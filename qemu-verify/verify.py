@@ -282,9 +282,10 @@ def run_verify(opt: RunOptions) -> dict:
                 cfg, objs = None, f"the compile matrix could not configure: {exc}"
             if cfg:
                 mplan[f] = (cfg, objs)
-                mbase.update(matrix_compile(cfg, objs))
             else:
                 units[f] = dataclasses.replace(units[f], reason=f"{units[f].reason}; {objs}")
+        for cfg, objs in _per_config(mplan.values()):
+            mbase.update(matrix_compile(cfg, objs))
         n_new_warn = 0
         for p, row in zip(patches, [] if opt.kdir else prow):
             ok, msg = wt.apply(p)
@@ -302,16 +303,28 @@ def run_verify(opt: RunOptions) -> dict:
                 row["compiled"] = "skipped"
                 continue
             states = []
+            vias = {}
+            for f in p.files:
+                u = units.get(f)
+                vias[f] = mplan.get(f) or next(
+                    (mplan[c] for c in matrixmod.header_builders(wt.src, f, p.files)
+                     if c in mplan), None) if u and not u.objects else None
+            # the patch's matrix objects, one compile per configuration
+            built = {}
+            for cfg, objs in _per_config(v for v in vias.values() if v):
+                built.update(matrix_compile(cfg, objs))
+            mine = sorted({o for f in p.files if not vias[f] and units.get(f)
+                           for o in units[f].objects})
+            if mine:
+                built.update(kernel_compile(mine))
             for f in p.files:
                 u = units.get(f)
                 ent = {"file": f, "objects": list(u.objects) if u else [],
                        "new_warnings": [], "reason": u.reason if u else "deleted"}
-                via = mplan.get(f) or next(
-                    (mplan[c] for c in matrixmod.header_builders(wt.src, f, p.files)
-                     if c in mplan), None) if u and not u.objects else None
+                via = vias[f]
                 if via:
                     ent["objects"], ent["config"], ent["reason"] = list(via[1]), via[0][0], None
-                    for obj, (good, err, warns) in sorted(matrix_compile(*via).items()):
+                    for obj, (good, err, warns) in sorted((o, built[o]) for o in via[1]):
                         if not good:
                             ent["error"] = err
                             states.append("error")
@@ -322,8 +335,7 @@ def run_verify(opt: RunOptions) -> dict:
                             states.append("new-warnings")
                     states.append("ok")
                 elif u and u.objects:
-                    r = kernel_compile(u.objects)
-                    for obj, rr in r.items():
+                    for obj, rr in ((o, built[o]) for o in u.objects):
                         if not rr["ok"]:
                             ent["error"] = rr["error"]
                             states.append("error")
@@ -639,6 +651,19 @@ def _kdir_flow(opt, wt, build, root, patches, prow, stage, log, blog, out_dir):
         raise VerifyError("compile", f"{n_new} new W=1 warning(s) vs the unpatched module dir",
                           [], [w for r in prow for e in r["compile"] for w in e["new_warnings"]][:10])
     return kos
+
+
+def _per_config(vias):
+    """(config, objects) pairs -> one (config, sorted objects) per configuration, in the
+    matrix's order."""
+    objs: Dict[str, set] = {}
+    cfgs = {}
+    for cfg, o in vias:
+        cfgs[cfg[0]] = cfg
+        objs.setdefault(cfg[0], set()).update(o)
+    order = [c[0] for c in matrixmod.CONFIGS]
+    return [(cfgs[n], sorted(objs[n])) for n in sorted(cfgs, key=lambda n: (
+        order.index(n) if n in order else len(order), n))]
 
 
 def _configure(work, build, required, optional, jobs, blog):

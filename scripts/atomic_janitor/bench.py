@@ -73,7 +73,7 @@ def _parse_errors(root, files, macro_file, jobs):
 
     def run(group):
         res = subprocess.run([*exe, "--parse-c", *opts, *group], cwd=root, capture_output=True, text=True,
-                             errors="replace", check=False)
+                             errors="replace", check=False, env=deps.spatch_env())
         bad = sum(1 for l in (res.stdout + res.stderr).splitlines() if l.startswith("BAD:!!!!!"))
         return bad, res.returncode == 0
 

@@ -179,7 +179,7 @@ def run(rule, root, files, names, fingerprints, store, jobs, defines=("janitor",
 
     def work(item):
         file_names, batch, opts = item
-        env = dict(os.environ, AJ_PREDICATES=file_names)
+        env = deps.spatch_env(AJ_PREDICATES=file_names)
         recs, err = _run_batch(exe, rule, opts, root, batch, env, defines)
         if recs is None or (err and len(batch) > 1):
             # Retry one by one, so that one bad file does not take its batch down with it.

@@ -1,5 +1,6 @@
 """The kernel tree (or out-of-tree module directory) being scanned: where, what, which files."""
 
+import fcntl
 import os
 import re
 import shutil
@@ -59,6 +60,15 @@ def unpack_default(version=DEFAULT_VERSION):
         return final
     tarball = deps.ensure_linux_source(version)
     os.makedirs(cache_root(), exist_ok=True)
+    # two runs at once (make test's two workers) unpack it once: the second one waits
+    with open(os.path.join(cache_root(), f".unpack-{version}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.isdir(final):
+            return final
+        return _unpack(tarball, version, final)
+
+
+def _unpack(tarball, version, final):
     tmp = tempfile.mkdtemp(prefix=f".unpack-{version}-", dir=cache_root())
     try:
         res = subprocess.run(["tar", "-xJf", tarball, "-C", tmp], capture_output=True, text=True, check=False)

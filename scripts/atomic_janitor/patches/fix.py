@@ -366,7 +366,7 @@ def run_op(ws, op):
         if ws.macro_file and not ws._defines_macro(op.file):
             argv += ["--macro-file", ws.macro_file]
         argv.append(ws.path(op.file))
-        env = dict(os.environ, AJ_LINE=str(op.line))
+        env = deps.spatch_env(AJ_LINE=str(op.line))
         if os.path.exists(out):
             os.unlink(out)
         res = subprocess.run(argv, capture_output=True, text=True, env=env, check=False, timeout=300)
