@@ -6,6 +6,7 @@ import pytest
 from ajtest import isolated_cache, tree61  # noqa: F401  (pytest fixtures)
 
 
+@pytest.hookimpl(tryfirst=True)     # before xdist's own hook reads the marks
 def pytest_collection_modifyitems(config, items):
     """Two lanes for `make test` (pytest-xdist, --dist loadgroup): the QEMU tests, which
     build two kernels and boot them one after another, and everything else. Each lane runs
