@@ -48,6 +48,67 @@ def test_missing_symbols_named():
     assert config.missing_symbols({"X": "y"}, {}) == ["CONFIG_X: wanted y, got unset"]
 
 
+def _kconfig_tree(root):
+    for rel, text in (("Kconfig", "config A\n\tbool\n"), ("drivers/Kconfig", "config B\n\tbool\n"),
+                      ("drivers/b.c", "int b;\n"), ("kernel/configs/tiny.config", "CONFIG_A=y\n"),
+                      ("scripts/kconfig/conf.c", "int main(void) { return 0; }\n"),
+                      ("arch/x86/configs/tiny.config", "CONFIG_X=y\n")):
+        os.makedirs(os.path.dirname(os.path.join(root, rel)) or root, exist_ok=True)
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(text)
+
+
+def test_tinyconfig_key_follows_what_tinyconfig_reads(tmp_path):
+    """Kconfig files, the kconfig tool and the tiny fragments change the key; a C file does not."""
+    root = str(tmp_path / "src")
+    _kconfig_tree(root)
+    key = config._tinyconfig_key(root)
+    with open(os.path.join(root, "drivers/b.c"), "a") as f:
+        f.write("int c;\n")
+    assert config._tinyconfig_key(root) == key
+    for rel in ("drivers/Kconfig", "scripts/kconfig/conf.c", "kernel/configs/tiny.config",
+                "arch/x86/configs/tiny.config"):
+        with open(os.path.join(root, rel), "a") as f:
+            f.write("# changed\n")
+        new = config._tinyconfig_key(root)
+        assert new != key, rel
+        key = new
+
+
+def test_tinyconfig_is_run_once_then_reused(tmp_path, monkeypatch):
+    root = str(tmp_path / "src")
+    _kconfig_tree(root)
+    calls = []
+
+    def fake_run(argv, log=None, **kw):
+        if argv[0] == "make":
+            calls.append(argv[-1])
+            build = next(a[2:] for a in argv if a.startswith("O="))
+            with open(os.path.join(build, ".config"), "w") as f:
+                f.write("CONFIG_A=y\n")
+        return subprocess.CompletedProcess(argv, 0, "gcc 12\n" if argv[0] != "make" else "")
+    monkeypatch.setattr(config, "run", fake_run)
+    log = common.Log(str(tmp_path / "log" / "build.log"))
+    for profile in ("one", "two"):
+        build = str(tmp_path / f"build-{profile}")
+        os.makedirs(build)
+        config._tinyconfig(root, build, 1, log)
+        with open(os.path.join(build, ".config")) as f:
+            assert f.read() == "CONFIG_A=y\n"
+    assert calls == ["tinyconfig"]          # the second profile copied the first one's result
+    with open(os.path.join(root, "Kconfig"), "a") as f:
+        f.write("config C\n\tbool\n")
+    config._tinyconfig(root, str(tmp_path / "build-two"), 1, log)
+    assert calls == ["tinyconfig", "tinyconfig"]
+
+
+def test_matrix_objects_are_compiled_once_per_configuration():
+    from qemu_verify import matrix, verify
+    x86, arm = matrix.CONFIGS[0], matrix.CONFIGS[1]
+    got = verify._per_config([(arm, ["b.o"]), (x86, ["z.o"]), (arm, ["a.o", "b.o"]), (x86, ["c.o"])])
+    assert got == [(x86, ["c.o", "z.o"]), (arm, ["a.o", "b.o"])]
+
+
 # ---------------------------------------------------------------- boot
 def test_qemu_argv_is_defensive_and_pasteable():
     argv = boot.qemu_argv("/k/bzImage", "/k/initrd img.cpio")
