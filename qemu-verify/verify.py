@@ -147,14 +147,6 @@ def _lock(root: str):
     return f
 
 
-def verify_root(ksrc: str, profile: str) -> str:
-    """Work copy, build directories and lock of a run. A compile test (--compile-only) has
-    its own: it boots nothing, so it need not wait for a full verify of the same tree, nor
-    make one wait (make test runs the two side by side)."""
-    root = os.path.join(CACHE, "verify", tree_name(ksrc))
-    return os.path.join(root, "compile-only") if profile == "compile" else root
-
-
 def run_verify(opt: RunOptions) -> dict:
     """All stages. Returns the result dict (also written to <output>/result.json)."""
     ksrc = os.path.realpath(opt.ksrc or DEFAULT_KSRC)
@@ -169,7 +161,7 @@ def run_verify(opt: RunOptions) -> dict:
     series = opt.series or _default_series(tree)
     if series != "none":
         applymod.list_series(series)          # fail fast, before waiting for the lock
-    root = verify_root(ksrc, opt.profile)
+    root = os.path.join(CACHE, "verify", tree_name(ksrc))
     lockf = _lock(root)
     # logs are written outside the repository while verify runs (a concurrent `make clean`
     # cannot pull them away) and replace the previous report only once complete
