@@ -10,12 +10,11 @@ one compile test, the same answer in both places."""
 import os
 import re
 import shutil
-import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import build as buildmod
 from . import compile as compilemod
-from .common import Log, quote, run
+from .common import Log, run
 
 # (name, ARCH, CROSS_COMPILE, config target, Debian package of the compiler)
 CONFIGS = [
@@ -47,10 +46,7 @@ class Matrix:
         argv = ["make", "-C", self.src, f"O={os.path.join(self.root, 'build-' + name)}",
                 f"ARCH={arch}", f"-j{jobs or self.jobs}",
                 *([f"CROSS_COMPILE={cross}"] if cross else []), *targets]
-        t0 = time.monotonic()
-        p = run(argv)
-        self.log.write(f"$ {quote(argv)}\n{p.stdout[-20000:]}"
-                       f"# exit {p.returncode} after {time.monotonic() - t0:.1f}s")
+        p = run(argv, self.log)
         if check and p.returncode != 0:
             raise RuntimeError(f"{' '.join(argv)} failed: {buildmod.first_error(p.stdout)}")
         return p

@@ -662,8 +662,7 @@ def _per_config(vias):
         cfgs[cfg[0]] = cfg
         objs.setdefault(cfg[0], set()).update(o)
     order = [c[0] for c in matrixmod.CONFIGS]
-    return [(cfgs[n], sorted(objs[n])) for n in sorted(cfgs, key=lambda n: (
-        order.index(n) if n in order else len(order), n))]
+    return [(cfgs[n], sorted(objs[n])) for n in sorted(cfgs, key=order.index)]
 
 
 def _configure(work, build, required, optional, jobs, blog):
