@@ -11,7 +11,8 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_timer_fn", "fx_tasklet_fn", "fx_xdir_site", "fx_helper_site", "fx_guard_site",
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
-              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe", "fxt_io_read", "fxt_slot_start"]
+              "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe", "fxt_io_read", "fxt_slot_start",
+              "fxv_rx_tasklet"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
@@ -25,7 +26,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_wx_get_name": "GFP_KERNEL", "fxv_wx_get_freq": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL",
              "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL", "fxv_soup_site_pair": "GFP_KERNEL",
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
-             "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL"}
+             "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL", "fxm_event": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -47,7 +48,9 @@ MANUAL = {
     "fx_doc_poke": "callback struct fxbus_ops .poke (context of this callback not known)",
     "fx_doc_flush": "callback struct fxbus_ops .flush (context of this callback not known)",
     "fx_doc_poll": "callback struct fxbus_ops .poll (context of this callback not known)",
-    "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:61 (the pointer is passed on)",
+    "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:76 (the pointer is passed on)",
+    "fxm_saved": "->saved read at drivers/fxm/fxm_core.c:",
+    "fxv_tx_tasklet": "address passed to tasklet_init(): its position differs between the #if branches before it",
     "fxm_both": "fxm_both() is called through ->both",
     "fxm_named": "callback struct drm_info_list .name",
     "fx_region_maybe": "conflicting callers",
@@ -220,8 +223,8 @@ def test_a_member_call_names_the_store_and_the_call(fixture_findings):
     rec = fixture_findings["fxm_notify"]
     calls = [e for e in rec["evidence"] if e["kind"] == "call"]
     assert [e["fact"] for e in calls] == [
-        "fxm_irq() calls fxm_notify() through ->notify (stored at drivers/fxm/fxm_core.c:74)"]
-    assert calls[0]["line"] == 48              # dev->notify(dev), under `if (dev->notify)`
+        "fxm_irq() calls fxm_notify() through ->notify (stored at drivers/fxm/fxm_core.c:89)"]
+    assert calls[0]["line"] == 61              # dev->notify(dev), under `if (dev->notify)`
 
 
 @pytest.mark.parametrize("fn,fact", [

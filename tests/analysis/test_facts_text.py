@@ -41,6 +41,30 @@ def test_call_argument_index():
     assert mention(ff, "foo_thread") == ("call-arg", ("request_threaded_irq", 2))
 
 
+def _arg_of(src, name="fn"):
+    return facts._enclosing_call_arg(src, src.rindex(name))
+
+
+def test_call_argument_index_across_if_branches():
+    """An argument list split by #if: the index in the branches compiled with the name, and
+    None when the groups before it give different counts (an #if with no #else is one)."""
+    cast = "tasklet_init(&t,\n#if A\n (void (*)(unsigned long))fn,\n#else\n (void *)fn,\n#endif\n 0);"
+    assert _arg_of(cast) == ("tasklet_init", 1)
+    assert facts._enclosing_call_arg(cast, cast.index("fn")) == ("tasklet_init", 1)
+    assert _arg_of("f(a,\n#if A\n b,\n#else\n c,\n#endif\n fn);") == ("f", 2)
+    assert _arg_of("f(a,\n#if A\n b,\n#else\n c, d,\n#endif\n fn);") == ("f", None)
+    assert _arg_of("f(a,\n#ifdef A\n b,\n#endif\n fn);") == ("f", None)
+    assert _arg_of("f(a,\n#if A\n b,\n#elif B\n c,\n#endif\n fn);") == ("f", None)
+    # nested groups: (A && B) gives 3 arguments before it, (A && !B) 2
+    assert _arg_of("f(a,\n#if A\n#if B\n b,\n#endif\n c,\n#else\n d, e,\n#endif\n fn);") == ("f", None)
+
+
+def test_call_across_if_branches_is_the_one_compiled_with_the_name():
+    assert _arg_of("x;\n#if A\n f(x, fn);\n#else\n g(fn);\n#endif\n") == ("g", 0)
+    # the call itself differs between the branches: no call can be named
+    assert _arg_of("#if A\n f(x,\n#else\n g(y,\n#endif\n fn);") == (None, None)
+
+
 def test_export_and_prototype_and_comment():
     ff = ff_of("/* foo_x( is a comment */\nint foo_x(int a);\nEXPORT_SYMBOL_GPL(foo_x);")
     kinds = [facts.classify_mention(ff, "foo_x", o, l, k, ff.defs)[0] for o, l, k in facts.textual_mentions(ff, "foo_x")]

@@ -220,6 +220,109 @@ def _enclosing_call(text, i):
     return None, None
 
 
+_COND = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
+
+
+def _cond_groups(text, lim, i):
+    """The #if groups of text[lim:i]: ([(start, end, [branch spans], has #else)] of those
+    closed before i, [[branch spans]] of those still open at i, [directive line spans]). A
+    group opened before lim counts from lim."""
+    closed, stack, lines = [], [], []
+    for m in _COND.finditer(text, lim, i):
+        d = m.group(1)
+        lines.append((m.start(), m.end()))
+        if d.startswith("if"):
+            stack.append([m.start(), [m.end()], False])
+        elif not stack:
+            stack.append([lim, [lim], False])   # a group opened before lim: its head is cut off
+            stack[-1][1] += [m.start(), m.end()]
+            if d == "endif":
+                g = stack.pop()
+                closed.append((g[0], m.end(), list(zip(g[1][0::2], g[1][1::2])), True))
+        elif d in ("elif", "else"):
+            stack[-1][1] += [m.start(), m.end()]
+            stack[-1][2] = stack[-1][2] or d == "else"
+        else:
+            g = stack.pop()
+            b = g[1] + [m.start()]
+            closed.append((g[0], m.end(), list(zip(b[0::2], b[1::2])), g[2]))
+    still = [list(zip(g[1][0::2], g[1][1::2])) for g in stack]
+    return closed, still, lines
+
+
+def _branch_view(text, lim, i):
+    """text[:i] with the branches that are not compiled together with offset i blanked from
+    lim on: in each group still open at i, every branch before the one holding i; in each
+    group closed before i, every branch but its first. The directive lines go too."""
+    closed, still, lines = _cond_groups(text, lim, i)
+    blank = list(lines)
+    for _s, _e, spans, _else in closed:
+        blank.extend(spans[1:])
+    for spans in still:
+        blank.extend(spans)             # the branches before the one that holds i
+    out = list(text[lim:i])
+    for s, e in blank:
+        for k in range(max(s, lim), e):
+            if out[k - lim] != "\n":
+                out[k - lim] = " "
+    return text[:lim] + "".join(out)
+
+
+def _commas(text, s, e):
+    """The top-level commas of text[s:e], or None when its brackets do not balance."""
+    depth = n = 0
+    for ch in text[s:e]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            n += 1
+    return n if depth == 0 else None
+
+
+def _enclosing_call_arg(text, i):
+    """_enclosing_call for an argument whose list has #if branches (a cast that differs
+    between kernel versions, Realtek's tasklet_init()): the call read in the branches
+    compiled with offset i. The index is None unless every branch of every group between
+    the call's `(` and i has the same number of arguments (an #if with no #else has an
+    empty one), and (None, None) when a group holds the `(` itself."""
+    lim = max(0, i - 4000)
+    if not _COND.search(text, lim, i):
+        return _enclosing_call(text, i)
+    view = _branch_view(text, lim, i)
+    callee, idx = _enclosing_call(view, i)
+    if callee is None:
+        return None, None
+    paren = _open_paren(view, i)
+    closed, _still, lines = _cond_groups(text, lim, i)
+    for start, end, spans, has_else in closed:
+        if end <= paren:
+            continue
+        if start < paren:
+            return None, None           # `#if A f(x, #else g(x, #endif`: which call is it?
+        counts = {_commas(text, s, e) for s, e in spans} | (set() if has_else else {0})
+        if len(counts) != 1 or None in counts or any(s <= a < e for s, e in spans for a, _b in lines):
+            return callee, None         # the branches differ, or nest groups of their own
+    return callee, idx
+
+
+def _open_paren(text, i):
+    """Offset of the `(` of the innermost call holding offset i (as _enclosing_call finds it)."""
+    depth = 0
+    for j in range(i - 1, max(0, i - 4000) - 1, -1):
+        ch = text[j]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            if depth == 0:
+                return j
+            depth -= 1
+    return -1
+
+
 _STRUCT_HEAD = re.compile(r"struct\s+(\w+)\s*(?:\w+\s*)?(?:\[[^\]]*\]\s*)?(?:__\w+\s*)*=\s*$")
 _COMPOUND = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*\)\s*$")
 # `static bcmsdh_driver_t dhd_sdio = {`: a typedef name, resolved to its struct tag by the graph
@@ -436,7 +539,7 @@ def classify_mention(ff, name, off, line, kind, defs_here):
         # the statement starts after a directive line (`#if LINUX_VERSION_CODE < ...`)
         lhs = re.split(r"^[ \t]*#.*$", lhs, flags=re.M)[-1]
         return ("assign", (init[1], lhs.strip()))
-    callee, idx = _enclosing_call(text, off)
+    callee, idx = _enclosing_call_arg(text, off)
     if callee:
         return ("call-arg", (callee, idx))
     pos = _positional(text, off)

@@ -917,6 +917,10 @@ class Graph:
             n.entries.append((ent[0], ent[1], cf, line, "registration"))
         elif what == "call-arg":
             callee, idx = detail
+            if idx is None:
+                n.entries.append((E.UNKNOWN, f"address passed to {callee}(): its position differs between "
+                                  "the #if branches before it", cf, line, "registration"))
+                return
             if (callee, idx) in E.HANDLER_ARRAY_MACROS:
                 n.entries.append(self._handler_array(ff, E.HANDLER_ARRAY_MACROS[(callee, idx)], line))
                 return

@@ -116,9 +116,10 @@ class _TextCall:
         self.line, self.caller = line, caller
 
 
-def _cleared_or_sized(text, off, field):
+def _cleared_or_sized(g, rel, text, off, field):
     """Is the member use at off the whole operand of sizeof, or the destination of a memset()
-    (`memset(wl->evt_handler, 0, sizeof(wl->evt_handler))`)? Neither reads a pointer out."""
+    (`memset(wl->evt_handler, 0, sizeof(wl->evt_handler))`) or of a macro that is one
+    (`bzero(cfg->evt_handler, sizeof(cfg->evt_handler))`, Broadcom)? None reads a pointer out."""
     end = off + len(field)
     while end < len(text) and text[end] in " \t\n":
         end += 1
@@ -128,8 +129,30 @@ def _cleared_or_sized(text, off, field):
     if re.search(r"\bsizeof\s*\(\s*[\w\s\.\->\[\]]*$", head) and text[end] == ")":
         return True
     callee, idx = _enclosing_call(text, off)
-    return callee == "memset" and idx == 0 and text[end] == "," and \
-        re.match(r"\s*0\s*,", text[end + 1:end + 8]) is not None
+    if idx != 0 or text[end] != ",":
+        return False
+    if callee == "memset":
+        return _ZERO.match(text, end + 1) is not None
+    return callee is not None and _zeroing_macro(g, callee, rel)
+
+
+_ZERO = re.compile(r"\s*(0|'\\0')\s*,")
+
+
+def _zeroing_macro(g, name, rel):
+    """Is every definition of macro `name` that this tree has (headers, or the file rel
+    that calls it) `memset((b), 0, (len))` of its first parameter? At least one must be."""
+    head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
+    found = False
+    for f in sorted(g.pre.function_macro_headers().get(name, ())) + [rel]:
+        for m in head.finditer(_raw(g, f)):
+            params = [p.strip() for p in m.group(1).split(",")]
+            body = m.group(2).strip()
+            z = re.fullmatch(r"\(?\s*memset\s*\(\s*\(?\s*(\w+)\s*\)?\s*,(.*)\)\s*\)?\s*;?", body, re.S)
+            if not z or z.group(1) != params[0] or _ZERO.match(z.group(2)) is None:
+                return False
+            found = True
+    return found
 
 
 def _store(lhs, name):
@@ -514,7 +537,7 @@ def _member_calls(g, stype, field, files):
             mac = ff.macro_at(line)
             if mac:
                 return None, f"->{field} used in macro {mac[0]} ({rel}:{line})"
-            if kind == "use" and _cleared_or_sized(text, off, field):
+            if kind == "use" and _cleared_or_sized(g, rel, text, off, field):
                 continue                    # memset(x->m, 0, ...) stores NULLs; sizeof reads nothing
             if kind == "use":
                 local = _local_calls(ff, off, field, base)
