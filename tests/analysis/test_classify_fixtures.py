@@ -26,7 +26,8 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxv_wx_get_name": "GFP_KERNEL", "fxv_wx_get_freq": "GFP_KERNEL", "fxk_op_start": "GFP_KERNEL",
              "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL", "fxv_soup_site_pair": "GFP_KERNEL",
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
-             "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL", "fxm_event": "GFP_KERNEL"}
+             "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL", "fxm_event": "GFP_KERNEL",
+             "fxk_vendor_nan": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {

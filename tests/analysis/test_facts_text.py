@@ -65,6 +65,16 @@ def test_call_across_if_branches_is_the_one_compiled_with_the_name():
     assert _arg_of("#if A\n f(x,\n#else\n g(y,\n#endif\n fn);") == (None, None)
 
 
+def test_an_element_of_a_long_table_after_a_directive_line():
+    """Broadcom's wl_vendor_cmds[]: 1260 lines, its elements between #ifdef lines, each
+    opening with an unnamed `{ .vendor_id, .subcmd }`."""
+    pad = "\t{ { .vendor_id = 1, .subcmd = 2 }, .flags = 0, .doit = other_doit },\n" * 600
+    ff = ff_of("static struct wiphy_vendor_command cmds [] = {\n" + pad +
+               "#ifdef WL_NAN\n\t{\n\t\t{\n\t\t\t.vendor_id = 1,\n\t\t\t.subcmd = 3\n\t\t},\n"
+               "\t\t.flags = 0,\n\t\t.doit = nan_doit,\n\t},\n#endif /* WL_NAN */\n};")
+    assert mention(ff, "nan_doit") == ("init", ("wiphy_vendor_command", "doit"))
+
+
 def test_export_and_prototype_and_comment():
     ff = ff_of("/* foo_x( is a comment */\nint foo_x(int a);\nEXPORT_SYMBOL_GPL(foo_x);")
     kinds = [facts.classify_mention(ff, "foo_x", o, l, k, ff.defs)[0] for o, l, k in facts.textual_mentions(ff, "foo_x")]

@@ -333,20 +333,42 @@ _FIELD = re.compile(r"(\.|->)\s*(\w+)\s*(?:\[[^\]]*\]\s*)?=\s*&?\s*$")
 
 def _open_brace(text, j, lim, stop_at_semicolon=False):
     """Walk back from offset j to the innermost unclosed `{` (not before lim): (its offset,
-    "{"), or (offset, ";") at a statement end when asked, or (lim - 1, None) at the limit."""
+    "{"), or (offset, ";") at a statement end when asked, or (lim - 1, None) at the limit.
+    It jumps from brace to brace: a vendor's table of structs runs to 40000 characters."""
     depth = 0
-    while j >= lim:
-        ch = text[j]
+    end = j + 1
+    while True:
+        k = max(text.rfind("{", lim, end), text.rfind("}", lim, end))
+        if stop_at_semicolon and depth == 0:
+            k = max(k, text.rfind(";", max(k, lim), end))
+        if k < lim:
+            return lim - 1, None
+        ch = text[k]
         if ch == "}":
             depth += 1
         elif ch == "{":
             if depth == 0:
-                return j, "{"
+                return k, "{"
             depth -= 1
-        elif ch == ";" and depth == 0 and stop_at_semicolon:
-            return j, ";"
-        j -= 1
-    return j, None
+        else:
+            return k, ";"
+        end = k
+
+
+def _code_before(text, j, n=300):
+    """text[j - n:j] without the directive lines that end it (`#ifdef WL_NAN` between the
+    elements of a table): the code that comes before offset j whichever branch is built."""
+    before = text[max(0, j - n):j]
+    while True:
+        s = before.rstrip()
+        nl = s.rfind("\n")
+        if nl < 0 or not s[nl + 1:].lstrip().startswith("#"):
+            return before
+        before = s[:nl + 1]
+
+
+# How far back an initialiser's `{` is looked for: Broadcom's wl_vendor_cmds[] is 1260 lines.
+MAX_INITIALISER = 200000
 
 
 def _initialiser(text, i):
@@ -358,7 +380,7 @@ def _initialiser(text, i):
     field = m.group(2)
     if m.group(1) == "->":
         return ("?runtime", field)
-    lim = max(0, i - 20000)
+    lim = max(0, i - MAX_INITIALISER)
     j, stop = _open_brace(text, i - 1, lim, stop_at_semicolon=True)
     if stop == ";":
         return ("?runtime", field)
@@ -380,7 +402,7 @@ def _initialiser(text, i):
         if outer and outer[0] and outer[0] != "?runtime":
             return (f"{outer[0]}>{nested.group(1)}{path}", field)
         return (None, field)
-    if not before.rstrip().endswith(("=", ",", "{")):
+    if not _code_before(text, j).rstrip().endswith(("=", ",", "{")):
         # the `{` of a function body or a block (`f(...)\n{`, `else {`): the first
         # statement in it is an assignment, not an initialiser
         return ("?runtime", field)
@@ -405,7 +427,7 @@ def _designators(text, k):
 
 def _array_element_type(text, j, lim):
     """The struct type of an array of structs whose element's `{` is at offset j, or None."""
-    if not text[max(0, j - 300):j].rstrip().endswith((",", "{")):
+    if not _code_before(text, j).rstrip().endswith((",", "{")):
         return None
     k, _stop = _open_brace(text, j - 1, lim)       # one brace further out
     before = text[max(0, k - 300):k]
