@@ -527,6 +527,11 @@ def textual_mentions(ff, name):
     return out
 
 
+def _declares(prev):
+    """Does the token before a name followed by `(` make it a declarator (`int f(`, `*f(`)?"""
+    return bool(prev) and ((prev[0].isalpha() or prev[0] == "_") and prev not in KEYWORDS or prev == "*")
+
+
 def classify_mention(ff, name, off, line, kind, defs_here):
     """What a mention that is not a spatch-seen call is: 'def', 'decl', 'export', 'macro-call',
     'call-arg', 'init', 'assign', 'other'; with details."""
@@ -538,7 +543,12 @@ def classify_mention(ff, name, off, line, kind, defs_here):
             return ("def", None)
         if mac:
             return ("macro-call", mac[0])
-        if prev and (prev[0].isalpha() or prev[0] == "_") and prev not in KEYWORDS or prev == "*":
+        if _declares(prev):
+            return ("decl", None)
+        lim = max(0, off - 4000)
+        if _COND.search(text, lim, off) and _declares(_prev_token(_branch_view(text, lim, off), off)):
+            # `s32\n#if A\nf(struct wiphy *w)\n#else\nf(struct wiphy *w, struct net_device *d)`:
+            # a head that spatch could not parse, its return type before the directives
             return ("decl", None)
         return ("unseen-call", None)
     # a reference
