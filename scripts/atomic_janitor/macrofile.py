@@ -170,12 +170,59 @@ def _iterators(root, dirs, known):
     return iterator_macros(every, known)
 
 
+def is_name_wrapper(params, body):
+    """Is a one-parameter macro's body that parameter, after attributes only? Broadcom wraps
+    the names of its hot functions, `void BCMFASTPATH(dhd_start_xmit)(struct sk_buff *skb,
+    ...)`, in `#define BCMFASTPATH(_fn) __attribute__((__section__(".text_fastpath." #_fn))) _fn`;
+    spatch parses such a head once told that the macro is its argument."""
+    if params is None or not re.fullmatch(r"\s*[A-Za-z_]\w*\s*", params):
+        return False
+    p = params.strip()
+    body = " ".join(body.replace("\\\n", " ").split())
+    if not re.search(r"(?<![\w#])%s$" % re.escape(p), body):
+        return False
+    head = body[:-len(p)].strip()
+    # attributes only: `#define W(fn) static fn` would drop `static` from the head
+    return not head or re.fullmatch(r"(?:__attribute__\s*\(\(.*?\)\)\s*)+", head, re.S) is not None
+
+
+_WRAP_LINE = re.compile(r"^\s*#\s*define\s+(\w+)\((\s*\w+\s*)\)(.*)$")
+
+
+def _name_wrappers(root, dirs, known, attr_lines):
+    """{name: "(param)"} for the macros whose every definition in the tree is a name wrapper
+    (is_name_wrapper), one at least with an attribute: found among the one-line definitions
+    with an attribute (attr_lines), then each of their definitions read whole (a continued
+    line may hold another body)."""
+    cands = set()
+    for line in attr_lines:
+        m = _WRAP_LINE.match(line)
+        if m and m.group(1) not in known and is_name_wrapper(m.group(2), m.group(3)):
+            cands.add(m.group(1))
+    if not cands:
+        return {}
+    good, bad, decorates = {}, set(), set()
+    alt = "|".join(sorted(cands))
+    for rel in _grep(root, r"^\s*#\s*define\s+(%s)\b" % alt, dirs, files=True):
+        for name, params, body in _file_defines(root, rel, cands):
+            if is_name_wrapper(params, body):
+                good.setdefault(name, f"({params.strip()})")
+                if "__attribute__" in body:
+                    decorates.add(name)
+            else:
+                bad.add(name)
+    # `#define S8_C(x) x` is an identity, which spatch parses as a call: only a decorator
+    # (some definition adds an attribute) is one that a function head may be wrapped in.
+    return {n: p for n, p in good.items() if n not in bad and n in decorates}
+
+
 def build(tree, store_dir):
     """The macro file for `tree` (a path in the cache), or None when the tree has no such
     macro. Deterministic: sorted names, one `#define` a line."""
     dirs = _dirs(tree)
     known = _known()
-    macros = attribute_macros(_grep(tree.root, r"^\s*#\s*define\s+\w+.*__attribute__", dirs), known)
+    attr_lines = _grep(tree.root, r"^\s*#\s*define\s+\w+.*__attribute__", dirs)
+    macros = attribute_macros(attr_lines, known)
     if macros:
         # A name defined anywhere else with another body is not a decorator everywhere.
         alt = "|".join(sorted(macros))
@@ -183,13 +230,17 @@ def build(tree, store_dir):
         for name in {m.group(1) for m in map(_DEFINE_ANY.match, others) if m and not _is_attr_define(m)}:
             macros.pop(name, None)
     iters = _iterators(tree.root, dirs, known)
-    if not macros and not iters:
+    wraps = _name_wrappers(tree.root, dirs, known, attr_lines)
+    if not macros and not iters and not wraps:
         return None
     text = "// atomic-janitor: attribute-like macros of this tree, expanded to nothing\n" + "".join(
         f"#define {name}{params}\n" for name, params in sorted(macros.items()))
     if iters:
         text += "// loop-header macros of this tree: iterators over the statement after them\n" + "".join(
             f"#define {name}{params} YACFE_ITERATOR\n" for name, params in sorted(iters.items()))
+    if wraps:
+        text += "// name-wrapping macros of this tree: attributes dropped, the name kept\n" + "".join(
+            f"#define {name}{params} {params[1:-1]}\n" for name, params in sorted(wraps.items()))
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     path = os.path.join(store_dir, f"macros-{digest}.h")
     if not os.path.exists(path):

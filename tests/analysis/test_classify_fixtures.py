@@ -12,7 +12,7 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
               "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe", "fxt_io_read", "fxt_slot_start",
-              "fxv_rx_tasklet"]
+              "fxv_rx_tasklet", "fxv_fast_site"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
@@ -51,6 +51,7 @@ MANUAL = {
     "fx_doc_poll": "callback struct fxbus_ops .poll (context of this callback not known)",
     "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:76 (the pointer is passed on)",
     "fxm_saved": "->saved read at drivers/fxm/fxm_core.c:",
+    "fxv_slow_site": "call of fxv_slow_site() that spatch could not parse",
     "fxv_tx_tasklet": "address passed to tasklet_init(): its position differs between the #if branches before it",
     "fxm_both": "fxm_both() is called through ->both",
     "fxm_named": "callback struct drm_info_list .name",

@@ -6,7 +6,7 @@ import sys
 from ajtest import REPO
 
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from atomic_janitor.macrofile import attribute_macros, is_loop_header, iterator_macros  # noqa: E402
+from atomic_janitor.macrofile import attribute_macros, is_loop_header, is_name_wrapper, iterator_macros  # noqa: E402
 
 
 def test_decorators_are_listed_with_their_parameters():
@@ -58,6 +58,19 @@ def test_an_iterator_is_listed_only_where_every_definition_is_one():
     assert got == {"with_ref": "(d, r)"}
 
 
+def test_a_name_wrapper_is_its_parameter_after_attributes_only():
+    """Broadcom's BCMFASTPATH(_fn): the name of the function, with a section attribute."""
+    assert is_name_wrapper("_fn", '__attribute__ ((__section__ (".text_fastpath." #_fn))) _fn')
+    assert is_name_wrapper("_fn", '__attribute__ ((__section__ (".text_fastpath." #_fn))) \\\n'
+                                  '\t__attribute__ ((optimize(3))) _fn')
+    assert is_name_wrapper(" x ", "x")
+    assert not is_name_wrapper("_fn", "fxv_rom_ ## _fn")         # builds another name
+    assert not is_name_wrapper("_fn", "#_fn")                     # a string
+    assert not is_name_wrapper("a, b", "b")                       # two parameters
+    assert not is_name_wrapper(None, "x")                         # object-like
+    assert not is_name_wrapper("x", "static x")                   # the head would lose `static`
+
+
 def test_the_macro_file_lets_spatch_parse_what_it_could_not(tmp_path):
     """On the fixture driver: its decorator and its loop-header macro are listed, the locking
     loop header is not, and spatch's own count of unparsed definitions drops."""
@@ -68,6 +81,7 @@ def test_the_macro_file_lets_spatch_parse_what_it_could_not(tmp_path):
         text = fh.read()
     assert "#define FXV_ATTR\n" in text and "#define fxv_with_ref(dev, ref) YACFE_ITERATOR\n" in text
     assert "fxv_locked" not in text
+    assert "#define FXV_FAST(_fn) _fn\n" in text and "FXV_SLOW" not in text
     files = ["drivers/fxv/fxv.c"]
     with_file, without = bench._parse_errors(root, files, path, 1), bench._parse_errors(root, files, None, 1)
     assert with_file[0] < without[0] and with_file[1] == without[1] == 0

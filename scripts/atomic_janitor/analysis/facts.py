@@ -554,6 +554,9 @@ def classify_mention(ff, name, off, line, kind, defs_here):
     # a reference
     if mac and mac[0] == name and prev == "define":
         return ("def", None)                    # an object-like macro's own #define
+    if name in defs_here and defs_here[name]["line"] == line and prev == "(" and \
+            re.match(r"\s*\)\s*\(", text[off + len(name):off + len(name) + 20]):
+        return ("def", None)                    # `BCMFASTPATH(dhd_start_xmit)(...)`: a wrapped head
     if re.search(r"EXPORT_SYMBOL\w*\s*\(\s*$", text[max(0, off - 60):off]):
         return ("export", None)
     # `p->name` and `.name` are members: a function's name is no member of any struct,

@@ -172,8 +172,8 @@ def enclosing(ff, line):
         return None
     head = " ".join(l.strip() for l in tl[h:o])
     m = _HEAD.match(head)
-    if not m or m.group("name") in _KEYWORDS:
-        return None
+    if not m or m.group("name") in _KEYWORDS or re.match(r"\s*\w+\s*\)\s*\(", m.group("params")):
+        return None                     # `W(name)(params)`: a macro around the name, which may build another
     pre = m.group("pre") or ""
     if not pre.strip() and h > 0:
         # `static int\nname(...)`: the return type on a line of its own
