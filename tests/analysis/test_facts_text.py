@@ -75,6 +75,15 @@ def test_an_element_of_a_long_table_after_a_directive_line():
     assert mention(ff, "nan_doit") == ("init", ("wiphy_vendor_command", "doit"))
 
 
+def test_a_head_whose_name_a_macro_wraps_is_no_argument():
+    """`void * BCMFASTPATH(linux_pktget)(...)` defines or declares it; in an expression the
+    same text passes the name to the macro."""
+    assert mention(ff_of("extern int BCMFASTPATH(fx_xmit)(struct sk_buff *skb);"), "fx_xmit") == ("decl", None)
+    assert mention(ff_of("void * BCMFASTPATH(fx_get)(int len)\n{\n}"), "fx_get") == ("decl", None)
+    assert mention(ff_of("int f(void)\n{\n\treturn BCMFASTPATH(fx_get)(1);\n}"), "fx_get") == \
+        ("call-arg", ("BCMFASTPATH", 0))
+
+
 def test_export_and_prototype_and_comment():
     ff = ff_of("/* foo_x( is a comment */\nint foo_x(int a);\nEXPORT_SYMBOL_GPL(foo_x);")
     kinds = [facts.classify_mention(ff, "foo_x", o, l, k, ff.defs)[0] for o, l, k in facts.textual_mentions(ff, "foo_x")]

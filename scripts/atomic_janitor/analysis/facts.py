@@ -554,9 +554,16 @@ def classify_mention(ff, name, off, line, kind, defs_here):
     # a reference
     if mac and mac[0] == name and prev == "define":
         return ("def", None)                    # an object-like macro's own #define
-    if name in defs_here and defs_here[name]["line"] == line and prev == "(" and \
-            re.match(r"\s*\)\s*\(", text[off + len(name):off + len(name) + 20]):
-        return ("def", None)                    # `BCMFASTPATH(dhd_start_xmit)(...)`: a wrapped head
+    if prev == "(" and re.match(r"\s*\)\s*\(", text[off + len(name):off + len(name) + 20]):
+        # `void * BCMFASTPATH(dhd_start_xmit)(...)`: a head whose name a macro wraps, defining
+        # or declaring the function (a type before the macro), not passing it
+        paren = len(text[:off].rstrip()) - 1
+        wrapper = _prev_token(text, paren)
+        if wrapper and (wrapper[0].isalpha() or wrapper[0] == "_"):
+            if name in defs_here and defs_here[name]["line"] == line:
+                return ("def", None)
+            if _declares(_prev_token(text, text.rfind(wrapper, 0, paren))):
+                return ("decl", None)
     if re.search(r"EXPORT_SYMBOL\w*\s*\(\s*$", text[max(0, off - 60):off]):
         return ("export", None)
     # `p->name` and `.name` are members: a function's name is no member of any struct,
