@@ -52,6 +52,7 @@ MANUAL = {
     "fxm_escaped": "->handle read at drivers/fxm/fxm_core.c:76 (the pointer is passed on)",
     "fxm_saved": "->saved read at drivers/fxm/fxm_core.c:",
     "fxv_slow_site": "call of fxv_slow_site() that spatch could not parse",
+    "fxv_after_ifdef": "conflicting callers: fxv_after_ifdef() runs in both contexts; caller fxv_soup_irq()",
     "fxv_tx_tasklet": "address passed to tasklet_init(): its position differs between the #if branches before it",
     "fxm_both": "fxm_both() is called through ->both",
     "fxm_named": "callback struct drm_info_list .name",

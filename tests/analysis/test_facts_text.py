@@ -84,6 +84,16 @@ def test_a_head_whose_name_a_macro_wraps_is_no_argument():
         ("call-arg", ("BCMFASTPATH", 0))
 
 
+def test_a_call_after_a_directive_line_is_no_declaration():
+    """The token before `f(` is `X` of `#ifdef X`: not a type, so not a declarator."""
+    assert mention(ff_of("void g(void)\n{\n#ifdef CONFIG_X\n\tfx_init(1);\n#endif\n}"), "fx_init") == \
+        ("unseen-call", None)
+    assert mention(ff_of("int\n#ifdef CONFIG_X\nfx_init(int a)\n#else\nfx_init(void)\n#endif\n{\n}"), "fx_init") == \
+        ("decl", None)
+    assert mention(ff_of("int\n#ifdef CONFIG_X\nfx_init(int a)\n#else\nfx_init(void)\n#endif\n{\n}"), "fx_init", 1) == \
+        ("decl", None)
+
+
 def test_export_and_prototype_and_comment():
     ff = ff_of("/* foo_x( is a comment */\nint foo_x(int a);\nEXPORT_SYMBOL_GPL(foo_x);")
     kinds = [facts.classify_mention(ff, "foo_x", o, l, k, ff.defs)[0] for o, l, k in facts.textual_mentions(ff, "foo_x")]

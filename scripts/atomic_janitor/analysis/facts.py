@@ -543,7 +543,9 @@ def classify_mention(ff, name, off, line, kind, defs_here):
             return ("def", None)
         if mac:
             return ("macro-call", mac[0])
-        if _declares(prev):
+        # the token before, past the directive lines: after `#ifdef CONFIG_X` it is not `X`
+        code = _code_before(text, off)
+        if _declares(_prev_token(code, len(code))):
             return ("decl", None)
         lim = max(0, off - 4000)
         if _COND.search(text, lim, off) and _declares(_prev_token(_branch_view(text, lim, off), off)):
