@@ -36,7 +36,8 @@ STANDARD_H = "/usr/lib/coccinelle/standard.h"
 _DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\([^)]*\))?[ \t]+(.*?)\s*$")
 # Attributes and the function-head keywords only: a body with any other word (a type, as in
 # `#define __aligned_u64 __u64 __attribute__((aligned(8)))`) is no decorator.
-_ATTR_TOKEN = r"(?:__attribute__\s*\(\(.*?\)\)|inline|noinline|__inline|__inline__|__always_inline|static|notrace)"
+_ATTRIBUTE = r"__attribute__\s*\(\(.*?\)\)"
+_ATTR_TOKEN = r"(?:%s|inline|noinline|__inline|__inline__|__always_inline|static|notrace)" % _ATTRIBUTE
 _ATTR_BODY = re.compile(r"^(?:%s\s*)+$" % _ATTR_TOKEN)
 
 
@@ -183,7 +184,7 @@ def is_name_wrapper(params, body):
         return False
     head = body[:-len(p)].strip()
     # attributes only: `#define W(fn) static fn` would drop `static` from the head
-    return not head or re.fullmatch(r"(?:__attribute__\s*\(\(.*?\)\)\s*)+", head, re.S) is not None
+    return not head or re.fullmatch(r"(?:%s\s*)+" % _ATTRIBUTE, head, re.S) is not None
 
 
 _WRAP_LINE = re.compile(r"^\s*#\s*define\s+(\w+)\((\s*\w+\s*)\)(.*)$")

@@ -195,6 +195,13 @@ def _prev_token(text, i):
 
 def _enclosing_call(text, i):
     """(callee, argument index) of the innermost call whose parentheses hold offset i."""
+    name, commas, _paren = _call_around(text, i)
+    return name, commas
+
+
+def _call_around(text, i):
+    """(callee, argument index, offset of its `(`) of the innermost call whose parentheses
+    hold offset i; (None, None, None) when there is none."""
     depth = 0
     commas = 0
     j = i - 1
@@ -206,18 +213,18 @@ def _enclosing_call(text, i):
         elif ch in "([{":
             if depth == 0:
                 if ch != "(":
-                    return None, None
+                    return None, None, None
                 name = _prev_token(text, j)
                 if name and (name[0].isalpha() or name[0] == "_") and name not in KEYWORDS:
-                    return name, commas
-                return None, None
+                    return name, commas, j
+                return None, None, None
             depth -= 1
         elif ch == "," and depth == 0:
             commas += 1
         elif ch == ";" and depth == 0:
-            return None, None
+            return None, None, None
         j -= 1
-    return None, None
+    return None, None, None
 
 
 _COND = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*", re.M)
@@ -250,11 +257,12 @@ def _cond_groups(text, lim, i):
     return closed, still, lines
 
 
-def _branch_view(text, lim, i):
+def _branch_view(text, lim, i, groups=None):
     """text[:i] with the branches that are not compiled together with offset i blanked from
     lim on: in each group still open at i, every branch before the one holding i; in each
-    group closed before i, every branch but its first. The directive lines go too."""
-    closed, still, lines = _cond_groups(text, lim, i)
+    group closed before i, every branch but its first. The directive lines go too. groups:
+    _cond_groups(text, lim, i), when the caller has it already."""
+    closed, still, lines = groups or _cond_groups(text, lim, i)
     blank = list(lines)
     for _s, _e, spans, _else in closed:
         blank.extend(spans[1:])
@@ -292,12 +300,11 @@ def _enclosing_call_arg(text, i):
     lim = max(0, i - 4000)
     if not _COND.search(text, lim, i):
         return _enclosing_call(text, i)
-    view = _branch_view(text, lim, i)
-    callee, idx = _enclosing_call(view, i)
+    groups = _cond_groups(text, lim, i)
+    callee, idx, paren = _call_around(_branch_view(text, lim, i, groups), i)
     if callee is None:
         return None, None
-    paren = _open_paren(view, i)
-    closed, _still, lines = _cond_groups(text, lim, i)
+    closed, _still, lines = groups
     for start, end, spans, has_else in closed:
         if end <= paren:
             continue
@@ -307,20 +314,6 @@ def _enclosing_call_arg(text, i):
         if len(counts) != 1 or None in counts or any(s <= a < e for s, e in spans for a, _b in lines):
             return callee, None         # the branches differ, or nest groups of their own
     return callee, idx
-
-
-def _open_paren(text, i):
-    """Offset of the `(` of the innermost call holding offset i (as _enclosing_call finds it)."""
-    depth = 0
-    for j in range(i - 1, max(0, i - 4000) - 1, -1):
-        ch = text[j]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            if depth == 0:
-                return j
-            depth -= 1
-    return -1
 
 
 _STRUCT_HEAD = re.compile(r"struct\s+(\w+)\s*(?:\w+\s*)?(?:\[[^\]]*\]\s*)?(?:__\w+\s*)*=\s*$")

@@ -142,17 +142,25 @@ _ZERO = re.compile(r"\s*(0|'\\0')\s*,")
 def _zeroing_macro(g, name, rel):
     """Is every definition of macro `name` that this tree has (headers, or the file rel
     that calls it) `memset((b), 0, (len))` of its first parameter? At least one must be."""
-    head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
     found = False
-    for f in sorted(g.pre.function_macro_headers().get(name, ())) + [rel]:
-        for m in head.finditer(_raw(g, f)):
-            params = [p.strip() for p in m.group(1).split(",")]
-            body = m.group(2).strip()
-            z = re.fullmatch(r"\(?\s*memset\s*\(\s*\(?\s*(\w+)\s*\)?\s*,(.*)\)\s*\)?\s*;?", body, re.S)
-            if not z or z.group(1) != params[0] or _ZERO.match(z.group(2)) is None:
-                return False
-            found = True
+    for params, body in _function_macro_defs(g, name, [rel]):
+        z = re.fullmatch(r"\(?\s*memset\s*\(\s*\(?\s*(\w+)\s*\)?\s*,(.*)\)\s*\)?\s*;?", body.strip(), re.S)
+        if not z or z.group(1) != params[0] or _ZERO.match(z.group(2)) is None:
+            return False
+        found = True
     return found
+
+
+def _function_macro_defs(g, name, files=()):
+    """(parameters, body) of each `#define name(...)` in the headers that define it
+    (Prefilter.function_macro_headers) and in `files`, continuation lines included."""
+    head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
+    for f in sorted(g.pre.function_macro_headers().get(name, ())) + list(files):
+        raw = _raw(g, f)
+        if "define" not in raw:
+            continue
+        for m in head.finditer(raw):
+            yield [p.strip() for p in m.group(1).split(",")], m.group(2)
 
 
 def _store(lhs, name):
@@ -399,35 +407,28 @@ def _member_params(g, pairs, users=None):
 def _macro_uses_param(g, name, idx, users=()):
     """(True, ()) when a definition of macro `name` uses its idx-th parameter as a member
     name, else (False, the (macro, idx) pairs it passes that parameter to)."""
-    head = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s\(([^)]*)\)((?:[^\n]*\\\n)*[^\n]*)" % re.escape(name), re.M)
     passes = set()
     # A macro is defined in a header or in the file that uses it: names such as dev_dbg
     # are in thousands of .c files, which need not be read.
-    for f in sorted(g.pre.function_macro_headers().get(name, ())) + list(users):
-        raw = _raw(g, f)
-        if "define" not in raw:
+    for params, body in _function_macro_defs(g, name, users):
+        if idx < len(params):
+            p = params[idx]
+        elif params and params[-1].endswith("..."):
+            p = params[-1]
+        else:
             continue
-        for m in head.finditer(raw):
-            params = [p.strip() for p in m.group(1).split(",")]
-            if idx < len(params):
-                p = params[idx]
-            elif params and params[-1].endswith("..."):
-                p = params[-1]
-            else:
-                continue
-            variadic = p.endswith("...")
-            if variadic:
-                p = p[:-3].strip() or "__VA_ARGS__"
-            body = m.group(2)
-            # A call or a read of the member; not `((type *)0)->member` (container_of's
-            # type check), a designated initialiser `.member = ...` or a pasted name.
-            if re.search(r"(?<!0\))(?<!0\)\s)(->|\.)\s*%s\b(?!\s*##)(?!\s*=[^=])" % re.escape(p), body):
-                return True, ()
-            for a in re.finditer(r"[(,]\s*(?:##\s*)?%s\s*[,)]" % re.escape(p), body):
-                n, at = _enclosing_call(body, body.index(p, a.start()))
-                if n and n != name:
-                    # a variadic argument may land on any later parameter of the inner macro
-                    passes.update((n, i) for i in range(at, at + (8 if variadic else 1)))
+        variadic = p.endswith("...")
+        if variadic:
+            p = p[:-3].strip() or "__VA_ARGS__"
+        # A call or a read of the member; not `((type *)0)->member` (container_of's
+        # type check), a designated initialiser `.member = ...` or a pasted name.
+        if re.search(r"(?<!0\))(?<!0\)\s)(->|\.)\s*%s\b(?!\s*##)(?!\s*=[^=])" % re.escape(p), body):
+            return True, ()
+        for a in re.finditer(r"[(,]\s*(?:##\s*)?%s\s*[,)]" % re.escape(p), body):
+            n, at = _enclosing_call(body, body.index(p, a.start()))
+            if n and n != name:
+                # a variadic argument may land on any later parameter of the inner macro
+                passes.update((n, i) for i in range(at, at + (8 if variadic else 1)))
     return False, tuple(sorted(passes))
 
 

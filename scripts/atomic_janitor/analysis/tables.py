@@ -11,7 +11,7 @@ escape, and the caller stays unknown."""
 import re
 
 from . import members as M
-from .facts import _FIELD, _code_before, _open_brace, positional_slot
+from .facts import _FIELD, MAX_INITIALISER, _code_before, _open_brace, positional_slot
 
 _DECLARATOR = re.compile(r"\}\s*(\w+)\s*(?:\[[^\]]*\]\s*)?(?:__\w+(?:\([^()]*\))?\s*)*=\s*$")
 _NAMED_DECLARATOR = re.compile(r"(?:^|[;{}])\s*static\s+(?:const\s+)?(\w+)\s+(?:const\s+)?(\w+)\s*"
@@ -69,7 +69,7 @@ def _declaration(text, brace):
     before = _code_before(text, brace).rstrip()
     element = before.endswith((",", "{")) or re.search(r"\]\s*=$", before) is not None
     if element:
-        brace, stop = _open_brace(text, brace - 1, max(0, brace - 200000))   # an element of an array
+        brace, stop = _open_brace(text, brace - 1, max(0, brace - MAX_INITIALISER))   # an element of an array
         if stop != "{":
             return None
     head = text[max(0, brace - 300):brace]
