@@ -12,7 +12,7 @@ ATOMIC_GFP = ["fx_under_spin", "fx_under_bh", "fx_under_irqsave", "fx_under_rcu"
               "fx_scoped_site", "fx_xmit", "fx_region_first", "fx_region_second",
               "fx_region_h1", "fx_region_h2", "fxm_notify", "fxv_alloc", "fxk_plane_update_locked", "fxn_xmit",
               "fxv_under_macro", "fxv_under_trylock", "fxv_dead_else", "fxv_tmo", "fxk_op_tx", "fxt_cmd_reset", "fxu_detach", "fxu_bprobe", "fxt_io_read", "fxt_slot_start",
-              "fxv_rx_tasklet", "fxv_fast_site"]
+              "fxv_rx_tasklet", "fxv_fast_site", "fxw_link_cb"]
 SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1": "GFP_KERNEL",
              "fx_many_site": "GFP_KERNEL", "fxm_handler": "GFP_KERNEL",
              "fxm_cmd": "GFP_KERNEL", "fxm_dump": "GFP_KERNEL", "fxm_cursor_set": "GFP_KERNEL",
@@ -27,7 +27,7 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL", "fxv_soup_site_pair": "GFP_KERNEL",
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
              "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL", "fxm_event": "GFP_KERNEL",
-             "fxk_vendor_nan": "GFP_KERNEL"}
+             "fxk_vendor_nan": "GFP_KERNEL", "fxw_visit_cb": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -71,6 +71,10 @@ MANUAL = {
     "fxv_soup_site_in_pair": "call of fxv_soup_site_in_pair() that spatch could not parse",
     "fxv_soup_site_jump": "call of fxv_soup_site_jump() that spatch could not parse",
     "fxt_inc_site": "stored in fxt_inc_tbl[].cb: fxt_tab.c is #included by other files",
+    "fxw_kept_cb": "fxw_keep()'s parameter fn used at drivers/fxw/fxw.c:46 (the pointer is passed on) "
+                   "(passed to fxw_keep() at drivers/fxw/fxw.c:82)",
+    "fxw_twice_cb": "address passed to fxw_later() (argument 2): caller unknown (passed to fxw_defer() at "
+                    "drivers/fxw/fxw.c:83)",
 }
 
 
@@ -228,6 +232,18 @@ def test_a_member_call_names_the_store_and_the_call(fixture_findings):
     assert [e["fact"] for e in calls] == [
         "fxm_irq() calls fxm_notify() through ->notify (stored at drivers/fxm/fxm_core.c:89)"]
     assert calls[0]["line"] == 61              # dev->notify(dev), under `if (dev->notify)`
+
+
+def test_a_wrapper_that_passes_the_callback_on_is_followed(fixture_findings):
+    """Parameter forwarding: the register function stores its parameter in ->cb (the call
+    through ->cb is its caller, the deregister function only compares it); the iterator
+    calls its parameter under its own mutex (it is the caller)."""
+    link = [e["fact"] for e in fixture_findings["fxw_link_cb"]["evidence"] if e["kind"] == "call"]
+    assert link == ["fxw_dispatch() calls fxw_link_cb() through ->cb (stored at drivers/fxw/fxw_evt.c:17; cb holds "
+                    "fxw_link_cb(), passed to fxw_event_register() at drivers/fxw/fxw.c:81) with the region open"]
+    visit = [(e["function"], e["fact"]) for e in fixture_findings["fxw_visit_cb"]["evidence"] if e["kind"] == "call"]
+    assert visit[-1] == ("fxw_for_each", "fxw_for_each() calls fxw_visit_cb() through its parameter fn (passed at "
+                                         "drivers/fxw/fxw.c:65)")
 
 
 @pytest.mark.parametrize("fn,fact", [

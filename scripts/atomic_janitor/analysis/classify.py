@@ -413,7 +413,7 @@ def _callers(g, n):
         if e.caller.macro:
             return None, f"called through macro {e.caller.name}"
         if e.via:
-            return None, (f"{n.name}() is called through ->{e.via[0]} ({e.file}:{e.line}): it cannot take a "
+            return None, (f"{n.name}() is called through {e.via[0]} ({e.file}:{e.line}): it cannot take a "
                           "new parameter")
         if e.textual:
             return None, (f"caller {e.caller.name}() ({e.file}:{e.line}) could not be parsed by spatch: its "

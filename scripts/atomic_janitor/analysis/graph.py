@@ -3,10 +3,12 @@ name-grep closure, and the fixed-point propagation of contexts over it (DESIGN 5
 
 import os
 import re
+import time
 
 from .. import spatch
 from .. import ctext
 from . import entries as E
+from . import forwarding
 from . import gen_facts_rule as G
 from .callback_docs import CallbackDocs
 from .roots import driver_root as _driver_root
@@ -176,7 +178,9 @@ class Edge:
         self.unknown = None
         self.region_fact = None
         self.config = []
-        self.via = None              # (member, store file, store line[, note]): a call through a struct member
+        # (how, file, line[, note]): a call through a struct member (`->m`, stored at file:line)
+        # or through a wrapper's parameter (`its parameter fn`, passed at file:line)
+        self.via = None
         self.textual = False         # a call spatch did not parse, read from the text (textual.py)
 
 
@@ -184,8 +188,9 @@ def call_fact(e):
     """How the evidence names a call: by name, or through the struct member it was stored in."""
     fact = f"{e.caller.name}() calls {e.callee.name}()"
     if e.via:
-        member, f, line = e.via[:3]
-        fact += f" through ->{member} (stored at {f}:{line}{'; ' + e.via[3] if len(e.via) > 3 else ''})"
+        how, f, line = e.via[:3]
+        verb = "stored" if how.startswith("->") else "passed"
+        fact += f" through {how} ({verb} at {f}:{line}{''.join('; ' + x for x in e.via[3:])})"
     if e.textual and e.caller.closes_own:
         fact += (f" (read from the text: spatch could not parse the call; {e.caller.name}() holds no lock, "
                  "irq, bh, preempt or RCU region there: each one it takes, it drops again in straight code)")
@@ -196,14 +201,18 @@ def call_fact(e):
 
 
 class MemoStore:
-    """The scan's Store, with each cache document loaded once and written once (at flush):
-    the facts cache is large and spatch.run is called once per closure round."""
+    """The scan's Store, with each cache document loaded once and written once in a while:
+    the facts cache is large (55 MB on 6.1 with PREDICATES=all), and writing it after each
+    of the closure's rounds cost a cold scan 27 s of JSON."""
+
+    FLUSH_EVERY = 60.0          # seconds of parsing a run cut short may lose
 
     def __init__(self, store):
         self.store = store
         self.macro_file = getattr(store, "macro_file", None)
         self.docs = {}
         self.dirty = set()
+        self.flushed = time.monotonic()
 
     def load(self, name):
         if name not in self.docs:
@@ -214,10 +223,13 @@ class MemoStore:
         self.docs[name] = data
         self.dirty.add(name)
 
-    def flush(self):
+    def flush(self, force=True):
+        if not force and time.monotonic() - self.flushed < self.FLUSH_EVERY:
+            return
         for name in sorted(self.dirty):
             self.store.save(name, self.docs[name])
         self.dirty.clear()
+        self.flushed = time.monotonic()
 
 
 class Graph:
@@ -252,6 +264,8 @@ class Graph:
         self._member_params = {}
         self._path_types = {}           # member_calls._path_type_at
         self._too_large = set()
+        self._forwarding = []           # (callee, idx) of the wrappers _forward is inside
+        self.forwarded = {}             # (node key, file, line) of a wrapper's store -> (parameter, where passed)
 
     # ------------------------------------------------------------ facts
     def _lines(self, rel):
@@ -271,7 +285,7 @@ class Graph:
                 self.facts[rel] = FileFacts(rel, [], [], failed=f"unreadable: {exc.strerror}")
                 continue
             self.facts[rel] = FileFacts(rel, lines, res.records.get(rel, []), res.failed.get(rel))
-        self.store.flush()          # keep what was parsed even if the run is cut short
+        self.store.flush(force=False)   # keep most of what was parsed if the run is cut short
 
     def regions(self, site_callees):
         """Second pass: the regions around the calls the graph follows (its edges) and the
@@ -695,7 +709,7 @@ class Graph:
                     if table is not None:
                         new.extend(self._table_callers(n, ff, table, line))
                     else:
-                        self._registration(n, ff, what, detail, line)
+                        new.extend(self._registration(n, ff, what, detail, line))
         if n.exported and self.tree.kind == "kernel" and not self.in_edges.get(n.key) and not n.entries:
             n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
                               "outside it can call it)", n.exported[0], n.exported[1], "exported"))
@@ -754,7 +768,7 @@ class Graph:
             return []
         for caller, c, at in found:
             e = self.add_call_edge(caller, n, ff.rel, c) if c else self.add_textual_edge(caller, n, ff.rel, at)
-            e.via = (table.field, ff.rel, line, f"the static table {table.var}[], every use of which is in this file")
+            e.via = ("->" + table.field, ff.rel, line, f"the static table {table.var}[], every use of which is in this file")
         return [caller for caller, _c, _at in found if not caller.expanded]
 
     def textual_caller(self, ff, line):
@@ -866,6 +880,8 @@ class Graph:
         self.in_edges.setdefault(e.callee.key, []).append(e)
 
     def _registration(self, n, ff, what, detail, line):
+        """Adds the entry (or the pending lookup) of a mention of n's address at ff:line;
+        returns the caller nodes it found (a wrapper that calls the address it is passed)."""
         cf = ff.rel
         if what == "init-pos":
             # `{ "smp", smp_show }`: the member is the one at that position of the struct.
@@ -874,7 +890,7 @@ class Graph:
                 alias = stype[len("typedef "):]
                 if alias in E.HANDLER_ARRAYS:
                     n.entries.append(self._handler_array(ff, alias, line))
-                    return
+                    return []
                 tag = member_calls.typedef_tag(self, alias)
                 stype = tag or stype
             else:
@@ -882,12 +898,12 @@ class Graph:
             if index is None:
                 n.entries.append((E.UNKNOWN, f"address taken: stored by index in an array of {stype}", cf, line,
                                   "pointer"))
-                return
+                return []
             field = member_calls.member_at(self, tag, index) if tag else None
             if field is None:
                 n.entries.append((E.UNKNOWN, f"address taken: element {index + 1} of a positional initialiser "
                                   f"of {stype} (no struct whose member order is known)", cf, line, "pointer"))
-                return
+                return []
             what, detail = "init", (stype, field)
         if what == "init":
             stype, field = detail
@@ -902,7 +918,7 @@ class Graph:
             if ent is None:
                 # The subsystem's kernel-doc may say; looked up once the round is expanded.
                 self._pending_docs.append((n, stype, field, cf, line))
-                return
+                return []
             n.entries.append((ent[0], ent[1] if ent[0] != E.UNKNOWN else ent[1], cf, line, "registration"))
         elif what == "assign":
             field, lhs = detail
@@ -913,29 +929,119 @@ class Graph:
             else:
                 # Its callers are the calls through that member, when they can all be found.
                 self._pending_members.append((n, None, field, cf, line, lhs.strip()))
-                return
+                return []
             n.entries.append((ent[0], ent[1], cf, line, "registration"))
         elif what == "call-arg":
             callee, idx = detail
             if idx is None:
                 n.entries.append((E.UNKNOWN, f"address passed to {callee}(): its position differs between "
                                   "the #if branches before it", cf, line, "registration"))
-                return
+                return []
             if (callee, idx) in E.HANDLER_ARRAY_MACROS:
                 n.entries.append(self._handler_array(ff, E.HANDLER_ARRAY_MACROS[(callee, idx)], line))
-                return
+                return []
             ent = E.CALL_ARGS.get((callee, idx))
             if (callee, idx) in E.RUNTIME_PM_ARGS:
                 ent = self._runtime_pm(n, ff, f"{callee}() runtime PM callback")
             if ent is None:
                 ent = macro_args.registration(self._macro_definitions(ff, callee), idx)
             if ent is None:
+                got = self._forward(n, ff, callee, idx, line)
+                if got is not None:
+                    return got
                 ent = (E.UNKNOWN, f"address passed to {callee}() (argument {idx + 1}): caller unknown")
             n.entries.append((ent[0], ent[1], cf, line, "registration"))
         elif what == "macro-ref":
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
         else:
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
+        return []
+
+    def _forward(self, n, ff, callee, idx, line):
+        """n's address passed as argument idx of `callee`, a function of the driver's own
+        (forwarding.py): the registrations its definitions make of that parameter, each use
+        followed as a mention of n would be. Returns the caller nodes found, or None when
+        the driver defines no callee (the address then stays unknown)."""
+        defs = self._wrapper_definitions(ff.rel, callee)
+        if not defs:
+            return None
+        where = f"passed to {callee}() at {ff.rel}:{line}"
+        if (callee, idx) in self._forwarding or len(self._forwarding) >= forwarding.MAX_FORWARD_DEPTH:
+            n.entries.append((E.UNKNOWN, f"address {where}: passed on through more than "
+                              f"{forwarding.MAX_FORWARD_DEPTH} functions, or back to one of them", ff.rel, line,
+                              "registration"))
+            return []
+        self._forwarding.append((callee, idx))
+        first, new = len(n.entries), []
+        try:
+            for rel, at in defs:
+                df = self.facts.get(rel)
+                if df is None or df.failed or callee not in df.defs:
+                    why = (df.failed if df else None) or "spatch could not parse it"
+                    n.entries.append((E.UNKNOWN, f"address {where}: {rel} defines {callee}() but {why}",
+                                      ff.rel, line, "unparsed"))
+                    continue
+                pname, uses = forwarding.param_uses(df, callee, at, idx)
+                if pname is None:
+                    n.entries.append((E.UNKNOWN, f"address {where}: {uses}", ff.rel, line, "registration"))
+                    continue
+                for off, uline, kind in uses:
+                    new.extend(self._forwarded_use(n, df, callee, pname, off, uline, kind, (ff.rel, line), where))
+        finally:
+            self._forwarding.pop()
+        for i in range(first, len(n.entries)):
+            ctx, fact, f, l, k = n.entries[i]
+            n.entries[i] = (ctx, f"{fact} ({where})", f, l, k)
+        return new
+
+    def _forwarded_use(self, n, df, callee, pname, off, line, kind, passed, where):
+        """One use of the parameter `pname` of `callee` (defined in df) that holds n's address."""
+        if kind == "call":
+            c = df.calls.get((line, off - df.offset(line, 0)))
+            if c is None or c.callee != pname or c.func != callee:
+                n.entries.append((E.UNKNOWN, f"call of {callee}()'s parameter {pname} that spatch could not "
+                                  f"parse ({df.rel}:{line})", df.rel, line, "unparsed"))
+                return []
+            caller = self.node(df.rel, callee)
+            e = self.add_call_edge(caller, n, df.rel, c)
+            e.via = (f"its parameter {pname}", passed[0], passed[1])
+            return [] if caller.expanded else [caller]
+        what, detail = classify_mention(df, pname, off, line, kind, df.defs)
+        if what == "not-function":
+            return []                       # `leaf->cb = cb`: the member of that name, not the parameter
+        if what in ("assign", "init", "init-pos", "call-arg"):
+            self.forwarded[(n.key, df.rel, line)] = (pname, where)
+            return self._registration(n, df, what, detail, line)
+        n.entries.append((E.UNKNOWN, f"{callee}()'s parameter {pname} used at {df.rel}:{line} (the pointer is "
+                          "passed on)", df.rel, line, "pointer"))
+        return []
+
+    def _wrapper_definitions(self, cf, name):
+        """[(file, offset)] of every definition of function `name` that a call in cf can mean,
+        when the driver defines it: cf's static one, else those in cf's module (one a build
+        configuration; a static one in another .c file only if some file #includes it).
+        [] when the module defines none (a core function). The files are parsed."""
+        own = forwarding.definitions(self.text_facts(cf).text, name)
+        if any(static for _s, _e, static in own):
+            found = [(cf, s) for s, _e, _st in own]
+        else:
+            mod = self._module_of(cf)
+            found = []
+            # the driver's files only: most callees asked about are the core's (a search of
+            # the whole tree a name would cost a second)
+            near = self._near_files_with([name], (_driver_root(cf, self.tree.kind) + "/",), {os.path.dirname(cf)})
+            for f in near:
+                if not f.endswith((".c", ".h")) or self._module_of(f) != mod:
+                    continue
+                try:
+                    defs = forwarding.definitions(self.text_facts(f).text, name) if f != cf else own
+                except OSError:
+                    continue
+                if f != cf and f.endswith(".c") and all(st for _s, _e, st in defs) and not self._included_c(f):
+                    continue                # another file's static function of the same name
+                found += [(f, s) for s, _e, _st in defs]
+        self.load({f for f, _s in found})
+        return found
 
     def _handler_array(self, ff, typename, line):
         """The entry of a function stored in an array of `typename` (E.HANDLER_ARRAYS) at

@@ -62,17 +62,23 @@ def resolve(g):
                           for i, p in enumerate(plans) if p[7] is None})
     new = []
     for i, (n, stype, field, cf, line, lhs, files, why) in enumerate(plans):
+        # a store a wrapper made of its parameter (graph._forward): `leaf->cb = cb`
+        fwd = g.forwarded.get((n.key, cf, line))
+        shown = _store(lhs, fwd[0]) if fwd and lhs is not None else _store(lhs or "", n.name)
+        note = (f"{fwd[0]} holds {n.name}(), {fwd[1]}",) if fwd else ()
         if isinstance(why, tuple):         # plan() found the member's context in the tables
-            n.entries.append((why[0], f"{why[1]} (stored by `{_store(lhs, n.name)}`)", cf, line, why[2]))
+            n.entries.append((why[0], f"{why[1]} (stored by `{shown}`{'; ' + note[0] if note else ''})", cf, line,
+                              why[2]))
             continue
         calls = None
         if why is None:
             calls, why = found[i]
         if why is not None:
-            what = (f"function pointer stored at run time ({_store(lhs, n.name)})" if lhs is not None else
+            what = (f"function pointer stored at run time ({shown})" if lhs is not None else
                     f"callback {type_name(stype) if stype else 'initialiser'} .{field} (context of this "
                     "callback not known)")
-            n.entries.append((E.UNKNOWN, f"{what}: {why}", cf, line, "registration"))
+            n.entries.append((E.UNKNOWN, f"{what}: {why}" + (f" ({note[0]})" if note else ""), cf, line,
+                              "registration"))
             continue
         for rel, c in calls:
             if _other_module(g, stype, rel, cf):
@@ -84,7 +90,7 @@ def resolve(g):
                 caller = g.node(rel, c.func)
                 e = g.add_call_edge(caller, n, rel, c)
             doc = E.DRIVER_ONLY_MEMBERS.get((stype, field))
-            e.via = (field, cf, line) + ((f"no core code calls it: {doc[0]}",) if doc else ())
+            e.via = ("->" + field, cf, line) + note + ((f"no core code calls it: {doc[0]}",) if doc else ())
             if not caller.expanded:
                 new.append(caller)
     return new

@@ -147,7 +147,11 @@ def _is_test(text, start, nxt, before):
 # `struct T *name` / `struct T name[..]` / `struct T *const name`: the character before the
 # name must end the type (a space or a star), so that `container_of(w, struct fxm_dev, work)`
 # never reads as a declaration of `dev` of type `fxm_`.
-_DECL = r"\bstruct\s+(\w+)\s*(?:const\b\s*)?(?:\*\s*(?:const\b\s*)?)*(?<=[\s*])%s\s*[;,)=\[]"
+# The declarators before the name in one declaration (`struct event_handler_list *node, *leaf;`),
+# plain ones only: an initialiser's commas (`*a = f(b, c), *leaf`) are not followed. The type
+# is a whole word, so that `struct fxm_dev, work` is no `struct fxm_de v, work`.
+_EARLIER = r"(?:(?:\*\s*)*[A-Za-z_]\w*\s*(?:\[[^\]\n]*\]\s*)*,\s*)*"
+_DECL = r"\bstruct\s+(\w+)\b\s*(?:const\b\s*)?" + _EARLIER + r"(?:\*\s*(?:const\b\s*)?)*(?<=[\s*,])%s\s*[;,)=\[]"
 
 
 def _open_brace(text, close):
@@ -171,8 +175,8 @@ def _unique(matches):
 
 def _alias_decl(name):
     """`ALIAS *name` / `ALIAS name`: group 1 is the word before the name."""
-    return r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:const\b\s*)?(?:\*\s*(?:const\b\s*)?)*(?<=[\s*])%s\s*[;,)=\[]" % (
-        re.escape(name))
+    return (r"(?<![\w.>])([A-Za-z_]\w*)\b\s*(?:const\b\s*)?" + _EARLIER +
+            r"(?:\*\s*(?:const\b\s*)?)*(?<=[\s*,])%s\s*[;,)=\[]" % re.escape(name))
 
 
 def _types_in(scope, name, alias, file_scope):
