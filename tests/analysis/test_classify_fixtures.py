@@ -27,7 +27,8 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxt_op_fill": "GFP_KERNEL", "fxt_entry_probe": "GFP_KERNEL", "fxv_soup_site": "GFP_KERNEL", "fxv_soup_site_pair": "GFP_KERNEL",
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
              "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL", "fxm_event": "GFP_KERNEL",
-             "fxk_vendor_nan": "GFP_KERNEL", "fxw_visit_cb": "GFP_KERNEL"}
+             "fxk_vendor_nan": "GFP_KERNEL", "fxw_visit_cb": "GFP_KERNEL",
+             "fxw_hook_cb": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
@@ -71,10 +72,12 @@ MANUAL = {
     "fxv_soup_site_in_pair": "call of fxv_soup_site_in_pair() that spatch could not parse",
     "fxv_soup_site_jump": "call of fxv_soup_site_jump() that spatch could not parse",
     "fxt_inc_site": "stored in fxt_inc_tbl[].cb: fxt_tab.c is #included by other files",
-    "fxw_kept_cb": "fxw_keep()'s parameter fn used at drivers/fxw/fxw.c:46 (the pointer is passed on) "
-                   "(passed to fxw_keep() at drivers/fxw/fxw.c:82)",
+    "fxw_kept_cb": "function pointer stored in fxw_saved (drivers/fxw/fxw.c:80): no call through fxw_saved found "
+                   "(passed to fxw_keep() at drivers/fxw/fxw.c:117)",
     "fxw_twice_cb": "address passed to fxw_later() (argument 2): caller unknown (passed to fxw_defer() at "
-                    "drivers/fxw/fxw.c:83)",
+                    "drivers/fxw/fxw.c:118)",
+    "fxw_escape_cb": "function pointer stored in fxw_escape (drivers/fxw/fxw.c:120): fxw_escape read at "
+                     "drivers/fxw/fxw.c:121 (the pointer is passed on)",
 }
 
 
@@ -240,10 +243,19 @@ def test_a_wrapper_that_passes_the_callback_on_is_followed(fixture_findings):
     calls its parameter under its own mutex (it is the caller)."""
     link = [e["fact"] for e in fixture_findings["fxw_link_cb"]["evidence"] if e["kind"] == "call"]
     assert link == ["fxw_dispatch() calls fxw_link_cb() through ->cb (stored at drivers/fxw/fxw_evt.c:17; cb holds "
-                    "fxw_link_cb(), passed to fxw_event_register() at drivers/fxw/fxw.c:81) with the region open"]
+                    "fxw_link_cb(), passed to fxw_event_register() at drivers/fxw/fxw.c:116) with the region open"]
     visit = [(e["function"], e["fact"]) for e in fixture_findings["fxw_visit_cb"]["evidence"] if e["kind"] == "call"]
     assert visit[-1] == ("fxw_for_each", "fxw_for_each() calls fxw_visit_cb() through its parameter fn (passed at "
-                                         "drivers/fxw/fxw.c:65)")
+                                         "drivers/fxw/fxw.c:99)")
+
+
+def test_a_static_variable_holds_the_callback(fixture_findings):
+    """The calls through a file's static variable are its callers: here through a copy of
+    an element of a static array into a local of a type name (the store made by a wrapper)."""
+    hook = [(e["function"], e["fact"]) for e in fixture_findings["fxw_hook_cb"]["evidence"] if e["kind"] == "call"]
+    assert hook[-1] == ("fxw_run_hooks", "fxw_run_hooks() calls fxw_hook_cb() through static fxw_hooks (stored at "
+                                         "drivers/fxw/fxw.c:52; fn holds fxw_hook_cb(), passed to fxw_set_hook() at "
+                                         "drivers/fxw/fxw.c:119)")
 
 
 @pytest.mark.parametrize("fn,fact", [

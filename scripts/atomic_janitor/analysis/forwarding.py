@@ -56,23 +56,44 @@ _TYPE_WORDS = {"void", "int", "char", "short", "long", "unsigned", "signed", "fl
 
 def definitions(text, name):
     """[(start, end of the parameter list, static?)] of each definition of function `name`
-    in text (comments blanked): a type, the name, its parameters, then the body's `{`."""
+    in text (comments blanked): a type, the name, its parameters, then the body's `{`.
+    None when a head is followed by anything else than its body or a `;` (an attribute
+    macro, `__must_hold(x)`): a definition this reader would miss."""
     out = []
     for m in re.finditer(r"(?<![\w.>])%s\s*\(" % re.escape(name), text):
+        head = _head_before(text, m.start())
+        if head is None or re.search(r"[=(,]", head) or not re.search(r"[A-Za-z_]\w*[\s*]*$", head):
+            continue                        # no type before the name: not a head
         close = ctext.matching(text, m.end() - 1, "(", ")")
         j = close + 1
         while j < len(text) and text[j] in " \t\n":
             j += 1
+        if j < len(text) and text[j] == ";":
+            continue                        # a prototype
         if j >= len(text) or text[j] != "{":
-            continue
-        if text[text.rfind("\n", 0, m.start()) + 1:m.start()].lstrip().startswith("#"):
-            continue                        # `#define GEN_HANDLER(size, cmd) {size, cmd},`
-        head = text[max(text.rfind(";", 0, m.start()), text.rfind("}", 0, m.start()),
-                        text.rfind("#", 0, m.start())) + 1:m.start()]
-        if re.search(r"[=(,]", head) or not re.search(r"[A-Za-z_]\w*[\s*]*$", head):
-            continue                        # no type before the name: not a head
+            return None
         out.append((m.start(), close, bool(re.search(r"\bstatic\b", head))))
     return out
+
+
+def _head_before(text, i):
+    """The text of a function head before its name at offset i: the start of the name's
+    line and the lines above it back to a blank line, a directive or the end of the code
+    before (`;`, `{`, `}`); None when the name's line is a directive (`#define GEN(size,
+    cmd) {size, cmd},`)."""
+    k = text.rfind("\n", 0, i) + 1
+    head = text[k:i]
+    if head.lstrip().startswith("#"):
+        return None
+    while k > 0:
+        p = text.rfind("\n", 0, k - 1) + 1
+        prev = text[p:k - 1]
+        s = prev.strip()
+        if not s or s.startswith("#") or s.endswith((";", "{", "}", ",", "\\")):
+            break
+        head = prev + "\n" + head
+        k = p
+    return head
 
 
 def param_uses(ff, name, at, idx):

@@ -17,6 +17,7 @@ from . import macro_args
 from . import member_calls
 from . import members
 from . import paste
+from . import static_vars
 from . import tables
 from . import textual
 from .facts import (HELPER_RULE, KEYWORDS, KMAP_ACQ, KMAP_REL, REGION_RULE, RULE, FileFacts, classify_mention,
@@ -189,7 +190,7 @@ def call_fact(e):
     fact = f"{e.caller.name}() calls {e.callee.name}()"
     if e.via:
         how, f, line = e.via[:3]
-        verb = "stored" if how.startswith("->") else "passed"
+        verb = "passed" if how.startswith("its parameter") else "stored"
         fact += f" through {how} ({verb} at {f}:{line}{''.join('; ' + x for x in e.via[3:])})"
     if e.textual and e.caller.closes_own:
         fact += (f" (read from the text: spatch could not parse the call; {e.caller.name}() holds no lock, "
@@ -709,7 +710,7 @@ class Graph:
                     if table is not None:
                         new.extend(self._table_callers(n, ff, table, line))
                     else:
-                        new.extend(self._registration(n, ff, what, detail, line))
+                        new.extend(self._registration(n, ff, what, detail, line, (off, len(n.name))))
         if n.exported and self.tree.kind == "kernel" and not self.in_edges.get(n.key) and not n.entries:
             n.entries.append((E.UNKNOWN, f"exported symbol {n.name}() has no caller in the tree (only modules "
                               "outside it can call it)", n.exported[0], n.exported[1], "exported"))
@@ -879,9 +880,10 @@ class Graph:
         self.edges.append(e)
         self.in_edges.setdefault(e.callee.key, []).append(e)
 
-    def _registration(self, n, ff, what, detail, line):
-        """Adds the entry (or the pending lookup) of a mention of n's address at ff:line;
-        returns the caller nodes it found (a wrapper that calls the address it is passed)."""
+    def _registration(self, n, ff, what, detail, line, mention=None):
+        """Adds the entry (or the pending lookup) of a mention of n's address at ff:line
+        (mention: its offset and length there); returns the caller nodes it found (a wrapper
+        that calls the address it is passed, the calls through a static variable)."""
         cf = ff.rel
         if what == "init-pos":
             # `{ "smp", smp_show }`: the member is the one at that position of the struct.
@@ -954,8 +956,38 @@ class Graph:
         elif what == "macro-ref":
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
         else:
+            got = self._static_store(n, ff, mention, line) if mention else None
+            if got is not None:
+                return got
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
         return []
+
+    def _static_store(self, n, ff, mention, line):
+        """`saved = fn;` / `saved[i] = fn;` into a static variable of ff (static_vars.py): an
+        edge from each function that calls through it, or one UNKNOWN entry saying why they
+        cannot all be found. None when the mention is no such store."""
+        var = static_vars.stored_in(ff.text, *mention)
+        if var is None:
+            return None
+        decl, why = static_vars.declaration(ff.text, var)
+        if decl is not None and (ff.rel.endswith(".h") or self._included_c(ff.rel)):
+            why = f"{ff.rel} is #included by other files, each with its own {var}"
+        calls = None
+        if why is None:
+            calls, why = static_vars.calls(ff, var, decl)
+        if why is not None:
+            n.entries.append((E.UNKNOWN, f"function pointer stored in {var} ({ff.rel}:{line}): {why}", ff.rel, line,
+                              "pointer"))
+            return []
+        new = []
+        for c in calls:
+            caller = self.node(ff.rel, c.func)
+            e = self.add_call_edge(caller, n, ff.rel, c)
+            fwd = self.forwarded.get((n.key, ff.rel, line))
+            e.via = (f"static {var}", ff.rel, line) + ((f"{fwd[0]} holds {n.name}(), {fwd[1]}",) if fwd else ())
+            if not caller.expanded:
+                new.append(caller)
+        return new
 
     def _forward(self, n, ff, callee, idx, line):
         """n's address passed as argument idx of `callee`, a function of the driver's own
@@ -1012,6 +1044,11 @@ class Graph:
         if what in ("assign", "init", "init-pos", "call-arg"):
             self.forwarded[(n.key, df.rel, line)] = (pname, where)
             return self._registration(n, df, what, detail, line)
+        if what == "other":
+            self.forwarded[(n.key, df.rel, line)] = (pname, where)
+            got = self._static_store(n, df, (off, len(pname)), line)
+            if got is not None:
+                return got
         n.entries.append((E.UNKNOWN, f"{callee}()'s parameter {pname} used at {df.rel}:{line} (the pointer is "
                           "passed on)", df.rel, line, "pointer"))
         return []
@@ -1022,6 +1059,8 @@ class Graph:
         configuration; a static one in another .c file only if some file #includes it).
         [] when the module defines none (a core function). The files are parsed."""
         own = forwarding.definitions(self.text_facts(cf).text, name)
+        if own is None:
+            return []
         if any(static for _s, _e, static in own):
             found = [(cf, s) for s, _e, _st in own]
         else:
@@ -1036,7 +1075,9 @@ class Graph:
                 try:
                     defs = forwarding.definitions(self.text_facts(f).text, name) if f != cf else own
                 except OSError:
-                    continue
+                    return []
+                if defs is None:
+                    return []               # a head this reader cannot follow: the address stays unknown
                 if f != cf and f.endswith(".c") and all(st for _s, _e, st in defs) and not self._included_c(f):
                     continue                # another file's static function of the same name
                 found += [(f, s) for s, _e, _st in defs]

@@ -600,28 +600,61 @@ def _local_calls(ff, off, field, base):
     calls are calls through the member: the Call records spatch made of them; None when the
     text does not settle it (a global, another use or store, a call spatch did not record)."""
     text = ff.text
-    stmt = max(text.rfind(ch, 0, off) for ch in ";{}") + 1
-    while True:                         # past the directive lines before the statement (`#endif`)
-        d = re.compile(r"\s*#[^\n]*").match(text, stmt, off)
-        if not d:
-            break
-        stmt = d.end()
+    stmt = _statement_start(text, off)
     m = _LOCAL_STORE.match(text, stmt, off)
     if not m or m.end() != off or " ".join(m.group(2).split()) != " ".join(base.split()) or \
             not re.match(r"\s*;", text[off + len(field):off + len(field) + 40]):
         return None
-    local, store_at = m.group(1), m.start(1)
+    return calls_of_local(ff, off, m.group(1), m.start(1))
+
+
+def _statement_start(text, off):
+    """Where the statement around off starts, past the directive lines before it (`#endif`)."""
+    stmt = max(text.rfind(ch, 0, off) for ch in ";{}") + 1
+    while True:
+        d = _DIRECTIVE.match(text, stmt, off)
+        if not d:
+            return stmt
+        stmt = d.end()
+
+
+_DIRECTIVE = re.compile(r"\s*#[^\n]*")
+_COPY = re.compile(r"\s*([A-Za-z_]\w*)\s*=\s*$")
+
+
+def local_copy(ff, off, name):
+    """`ring_sub_send = ring_send_sub_cb[ring_id];` (Broadcom): the variable `name` at off
+    read, whole or one element, into a local of the function: calls_of_local()'s answer;
+    None for any other statement."""
+    text = ff.text
+    stmt = _statement_start(text, off)
+    m = _COPY.match(text, stmt, off)
+    end = M._skip_index(text, off + len(name))
+    if not m or m.end() != off or not re.match(r"\s*;", text[end:end + 40]):
+        return None
+    return calls_of_local(ff, off, m.group(1), m.start(1))
+
+
+def calls_of_local(ff, off, local, store_at):
+    """The Call records of the calls of `local`, a variable of the function around off that
+    the statement at store_at assigns: it must be declared once in that function (`u32
+    (*rd)(struct intf_hdl *, ...);`, or `dbg_ring_send_sub_t ring_sub_send;` with a type
+    name), and only called or tested besides; None otherwise (a global, another use or
+    store, a call spatch did not record)."""
+    text = ff.text
     fn_start, fn_end = text.rfind("\n{", 0, off), text.find("\n}", off)
     if fn_start < 0 or fn_end < 0 or text.rfind("\n}", 0, off) > fn_start:
         return None                     # not inside one kernel-style function body
     body = text[fn_start:fn_end]
-    # declared once in this function as a pointer to a function, after a type word:
-    # `u32 (*rd)(struct intf_hdl *, ...);` (a call `(*rd)(p)` or `return (*rd)(p)` is none)
-    decls = [d for d in re.finditer(r"(?<!\w)([A-Za-z_]\w*)[\s*]*\(\s*\*\s*(%s)\s*\)\s*\(" % re.escape(local), body)
+    # declared once in this function as a pointer to a function, after a type word (a call
+    # `(*rd)(p)` or `return (*rd)(p)` is none), or as a plain variable of a type name
+    decls = [d.start(2) for d in re.finditer(r"(?<!\w)([A-Za-z_]\w*)[\s*]*\(\s*\*\s*(%s)\s*\)\s*\(" % re.escape(local), body)
              if d.group(1) not in KEYWORDS]
+    decls += [d.start(2) for d in re.finditer(r"[;{}]\s*(?:const\s+)?([A-Za-z_]\w*)\s*(?:\*\s*)*(%s)\s*[;=]" % re.escape(local),
+                                              body) if d.group(1) not in KEYWORDS]
     if len(decls) != 1:
         return None
-    decl_at = fn_start + decls[0].start(2)
+    decl_at = fn_start + decls[0]
     found = []
     for u in re.finditer(r"(?<![\w.>])%s\b" % re.escape(local), body):
         at, end = fn_start + u.start(), fn_start + u.end()

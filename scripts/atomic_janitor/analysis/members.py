@@ -44,32 +44,51 @@ def uses(text, member):
     else: read into a variable, passed, returned)."""
     out = []
     for op, start, off, end in _member_refs(text, member):
-        after = _skip_index(text, end)
-        nxt = _next_token(text, after)
         bstart, base = _base_text(text, start)
-        before = _prev_token(text, bstart)
-        if before in ("&", "|"):
-            j = len(text[:bstart].rstrip()) - 1
-            if j > 0 and text[j - 1] == before:
-                before *= 2                 # `a && x->m`: a test, not the address of x->m
-        elif before == "=":
-            j = len(text[:bstart].rstrip()) - 1
-            if j > 0 and text[j - 1] in "=!":
-                before = text[j - 1] + "="  # `NULL == x->m`: a comparison, not a read into a variable
         if op == "." and not base:
-            kind = "store" if nxt == "=" else "use"          # designated initialiser
-        elif nxt == "=":
-            kind = "store"
-        elif nxt == "(":
-            kind = "call"
-        elif before == "&":
-            kind = "address"
-        elif _is_test(text, start - len(base), nxt, before):
-            kind = "test"
+            kind = "store" if _next_token(text, _skip_index(text, end)) == "=" else "use"  # designated initialiser
         else:
-            kind = "use"
+            kind = _use_kind(text, bstart, start - len(base), end)
         out.append((off, base, kind))
     return out
+
+
+def var_uses(text, name):
+    """[(offset, kind)] for every mention of the variable `name` (not a member of that name),
+    kinds as uses() gives them."""
+    out = []
+    for m in re.finditer(r"(?<![\w#])%s\b" % re.escape(name), text):
+        k = m.start()
+        while k > 0 and text[k - 1] in " \t\n":
+            k -= 1
+        if k > 0 and (text[k - 1] == "." or text[k - 2:k] == "->"):
+            continue
+        out.append((m.start(), _use_kind(text, m.start(), m.start(), m.end())))
+    return out
+
+
+def _use_kind(text, bstart, start, end):
+    """The kind of the use of an lvalue whose text spans bstart..end (start: where its last
+    part begins, for the test of `(x->m)`)."""
+    nxt = _next_token(text, _skip_index(text, end))
+    before = _prev_token(text, bstart)
+    if before in ("&", "|"):
+        j = len(text[:bstart].rstrip()) - 1
+        if j > 0 and text[j - 1] == before:
+            before *= 2                 # `a && x->m`: a test, not the address of x->m
+    elif before == "=":
+        j = len(text[:bstart].rstrip()) - 1
+        if j > 0 and text[j - 1] in "=!":
+            before = text[j - 1] + "="  # `NULL == x->m`: a comparison, not a read into a variable
+    if nxt == "=":
+        return "store"
+    if nxt == "(":
+        return "call"
+    if before == "&":
+        return "address"
+    if _is_test(text, start, nxt, before):
+        return "test"
+    return "use"
 
 
 def _member_refs(text, member):
