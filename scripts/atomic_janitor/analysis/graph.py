@@ -265,7 +265,8 @@ class Graph:
         self._member_params = {}
         self._path_types = {}           # member_calls._path_type_at
         self._too_large = set()
-        self._forwarding = []           # (callee, idx) of the wrappers _forward is inside
+        self._forwarding = []           # (callee, idx, where passed) of the wrappers being followed
+        self._pending_forwards = []     # _forward's work, done once the round's names are searched for
         self.forwarded = {}             # (node key, file, line) of a wrapper's store -> (parameter, where passed)
 
     # ------------------------------------------------------------ facts
@@ -578,7 +579,9 @@ class Graph:
             self.pre.files_with(sorted(
                 {s for _n, s, _f, _cf, _l in self._pending_docs if s and not s.startswith("?") and " " not in s}
                 | {p[2] for p in self._pending_docs + self._pending_members}
+                | {p[2] for p in self._pending_forwards}
                 | {n.name for n in nxt if not (n.static and n.file.endswith(".c"))}))
+            nxt.extend(self._resolve_forwards())
             self._resolve_docs()
             nxt.extend(member_calls.resolve(self))
             frontier = nxt
@@ -948,10 +951,7 @@ class Graph:
             if ent is None:
                 ent = macro_args.registration(self._macro_definitions(ff, callee), idx)
             if ent is None:
-                got = self._forward(n, ff, callee, idx, line)
-                if got is not None:
-                    return got
-                ent = (E.UNKNOWN, f"address passed to {callee}() (argument {idx + 1}): caller unknown")
+                return self._forward(n, ff, callee, idx, line)
             n.entries.append((ent[0], ent[1], cf, line, "registration"))
         elif what == "macro-ref":
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
@@ -990,40 +990,69 @@ class Graph:
         return new
 
     def _forward(self, n, ff, callee, idx, line):
-        """n's address passed as argument idx of `callee`, a function of the driver's own
-        (forwarding.py): the registrations its definitions make of that parameter, each use
+        """n's address passed as argument idx of `callee`, which may be a function of the
+        driver's own (forwarding.py): looked at once the round's names are searched for
+        (_resolve_forwards), the way the callers are found. Returns no node now."""
+        self._pending_forwards.append((n, ff, callee, idx, line, tuple(self._forwarding)))
+        return []
+
+    def _resolve_forwards(self):
+        """Settle the pending forwards, those they lead to included (a wrapper of a wrapper):
+        one search of the tree for the callee names of each wave. Each entry they add names
+        the calls that passed the address on. Returns the caller nodes."""
+        new = []
+        while self._pending_forwards:
+            pending, self._pending_forwards = self._pending_forwards, []
+            self.pre.files_with(sorted({p[2] for p in pending}))
+            for n, ff, callee, idx, line, stack in pending:
+                where = f"passed to {callee}() at {ff.rel}:{line}"
+                first = len(n.entries)
+                self._forwarding = list(stack)
+                got = self._forward_now(n, ff, callee, idx, line, where)
+                if got is None:
+                    n.entries.append((E.UNKNOWN, f"address passed to {callee}() (argument {idx + 1}): caller unknown",
+                                      ff.rel, line, "registration"))
+                else:
+                    new.extend(got)
+                if got is not None or stack:
+                    said = " ".join(f"({w})" for w in ([where] if got is not None else []) +
+                                    [w for _c, _i, w in reversed(stack)])
+                    for i in range(first, len(n.entries)):
+                        ctx, fact, f, l, k = n.entries[i]
+                        n.entries[i] = (ctx, f"{fact} {said}", f, l, k)
+            self._forwarding = []
+        return new
+
+    def _forward_now(self, n, ff, callee, idx, line, where):
+        """The registrations the definitions of `callee` make of its parameter idx, each use
         followed as a mention of n would be. Returns the caller nodes found, or None when
         the driver defines no callee (the address then stays unknown)."""
         defs = self._wrapper_definitions(ff.rel, callee)
         if not defs:
             return None
-        where = f"passed to {callee}() at {ff.rel}:{line}"
-        if (callee, idx) in self._forwarding or len(self._forwarding) >= forwarding.MAX_FORWARD_DEPTH:
+        if any(c == callee and i == idx for c, i, _w in self._forwarding) or \
+                len(self._forwarding) >= forwarding.MAX_FORWARD_DEPTH:
             n.entries.append((E.UNKNOWN, f"address {where}: passed on through more than "
                               f"{forwarding.MAX_FORWARD_DEPTH} functions, or back to one of them", ff.rel, line,
                               "registration"))
             return []
-        self._forwarding.append((callee, idx))
-        first, new = len(n.entries), []
+        self._forwarding.append((callee, idx, where))
+        new = []
         try:
             for rel, at in defs:
                 df = self.facts.get(rel)
                 if df is None or df.failed or callee not in df.defs:
                     why = (df.failed if df else None) or "spatch could not parse it"
-                    n.entries.append((E.UNKNOWN, f"address {where}: {rel} defines {callee}() but {why}",
-                                      ff.rel, line, "unparsed"))
+                    n.entries.append((E.UNKNOWN, f"{rel} defines {callee}() but {why}", ff.rel, line, "unparsed"))
                     continue
                 pname, uses = forwarding.param_uses(df, callee, at, idx)
                 if pname is None:
-                    n.entries.append((E.UNKNOWN, f"address {where}: {uses}", ff.rel, line, "registration"))
+                    n.entries.append((E.UNKNOWN, uses, ff.rel, line, "registration"))
                     continue
                 for off, uline, kind in uses:
                     new.extend(self._forwarded_use(n, df, callee, pname, off, uline, kind, (ff.rel, line), where))
         finally:
             self._forwarding.pop()
-        for i in range(first, len(n.entries)):
-            ctx, fact, f, l, k = n.entries[i]
-            n.entries[i] = (ctx, f"{fact} ({where})", f, l, k)
         return new
 
     def _forwarded_use(self, n, df, callee, pname, off, line, kind, passed, where):
@@ -1057,20 +1086,21 @@ class Graph:
         """[(file, offset)] of every definition of function `name` that a call in cf can mean,
         when the driver defines it: cf's static one, else those in cf's module (one a build
         configuration; a static one in another .c file only if some file #includes it).
-        [] when the module defines none (a core function). The files are parsed."""
+        [] when the module defines none, or a kernel header names it (a core function: a
+        driver's own of that name would clash with its prototype). The files are parsed."""
         own = forwarding.definitions(self.text_facts(cf).text, name)
         if own is None:
             return []
         if any(static for _s, _e, static in own):
             found = [(cf, s) for s, _e, _st in own]
         else:
+            mention = [f for f in self.pre.files_with([name]) if f.endswith((".c", ".h"))]
+            if self.tree.kind == "kernel" and any(f.startswith(("include/", "arch/")) for f in mention):
+                return []
             mod = self._module_of(cf)
             found = []
-            # the driver's files only: most callees asked about are the core's (a search of
-            # the whole tree a name would cost a second)
-            near = self._near_files_with([name], (_driver_root(cf, self.tree.kind) + "/",), {os.path.dirname(cf)})
-            for f in near:
-                if not f.endswith((".c", ".h")) or self._module_of(f) != mod:
+            for f in mention:
+                if self._module_of(f) != mod:
                     continue
                 try:
                     defs = forwarding.definitions(self.text_facts(f).text, name) if f != cf else own
