@@ -12,7 +12,9 @@ into a member, an argument of another call) or a test that reads nothing out (`i
 import re
 
 from .. import ctext
-from .facts import textual_mentions
+from . import entries as E
+from . import static_vars
+from .facts import classify_mention, textual_mentions
 from .member_calls import _looked_at
 
 MAX_FORWARD_DEPTH = 4       # wrappers of wrappers; deeper chains end as unknown
@@ -120,3 +122,123 @@ def param_uses(ff, name, at, idx):
             continue                        # `if (fn)`, `e->fn == fn`: tested, not passed on
         out.append((off, uline, kind))
     return pname, out
+
+
+def resolve(g):
+    """Settle the graph's pending forwards (Graph._forward), those they lead to included (a
+    wrapper of a wrapper): one search of the tree for the callee names of each wave. Each
+    entry they add names the calls that passed the address on. Returns the caller nodes."""
+    new = []
+    while g._pending_forwards:
+        pending, g._pending_forwards = g._pending_forwards, []
+        g.pre.files_with(sorted({p[2] for p in pending}))
+        for n, ff, callee, idx, line, stack in pending:
+            where = f"passed to {callee}() at {ff.rel}:{line}"
+            first = len(n.entries)
+            g._forwarding = list(stack)
+            got = _forward_now(g, n, ff, callee, idx, line, where)
+            if got is None:
+                n.entries.append((E.UNKNOWN, f"address passed to {callee}() (argument {idx + 1}): caller unknown",
+                                  ff.rel, line, "registration"))
+            else:
+                new.extend(got)
+            if got is not None or stack:
+                said = " ".join(f"({w})" for w in ([where] if got is not None else []) +
+                                [w for _c, _i, w in reversed(stack)])
+                for i in range(first, len(n.entries)):
+                    ctx, fact, f, l, k = n.entries[i]
+                    n.entries[i] = (ctx, f"{fact} {said}", f, l, k)
+        g._forwarding = []
+    return new
+
+
+def _forward_now(g, n, ff, callee, idx, line, where):
+    """The registrations the definitions of `callee` make of its parameter idx, each use
+    followed as a mention of n would be. Returns the caller nodes found, or None when
+    the driver defines no callee (the address then stays unknown)."""
+    defs = wrapper_definitions(g, ff.rel, callee)
+    if not defs:
+        return None
+    if any(c == callee and i == idx for c, i, _w in g._forwarding) or len(g._forwarding) >= MAX_FORWARD_DEPTH:
+        n.entries.append((E.UNKNOWN, f"address {where}: passed on through more than {MAX_FORWARD_DEPTH} functions, "
+                          "or back to one of them", ff.rel, line, "registration"))
+        return []
+    g._forwarding.append((callee, idx, where))
+    new = []
+    try:
+        for rel, at in defs:
+            df = g.facts.get(rel)
+            if df is None or df.failed or callee not in df.defs:
+                why = (df.failed if df else None) or "spatch could not parse it"
+                n.entries.append((E.UNKNOWN, f"{rel} defines {callee}() but {why}", ff.rel, line, "unparsed"))
+                continue
+            pname, uses = param_uses(df, callee, at, idx)
+            if pname is None:
+                n.entries.append((E.UNKNOWN, uses, ff.rel, line, "registration"))
+                continue
+            for off, uline, kind in uses:
+                new.extend(_forwarded_use(g, n, df, callee, pname, off, uline, kind, (ff.rel, line), where))
+    finally:
+        g._forwarding.pop()
+    return new
+
+
+def _forwarded_use(g, n, df, callee, pname, off, line, kind, passed, where):
+    """One use of the parameter `pname` of `callee` (defined in df) that holds n's address."""
+    if kind == "call":
+        c = df.calls.get((line, off - df.offset(line, 0)))
+        if c is None or c.callee != pname or c.func != callee:
+            n.entries.append((E.UNKNOWN, f"call of {callee}()'s parameter {pname} that spatch could not "
+                              f"parse ({df.rel}:{line})", df.rel, line, "unparsed"))
+            return []
+        caller = g.node(df.rel, callee)
+        e = g.add_call_edge(caller, n, df.rel, c)
+        e.via = (f"its parameter {pname}", passed[0], passed[1])
+        return [] if caller.expanded else [caller]
+    what, detail = classify_mention(df, pname, off, line, kind, df.defs)
+    if what == "not-function":
+        return []                   # `leaf->cb = cb`: the member of that name, not the parameter
+    if what in ("assign", "init", "init-pos", "call-arg"):
+        g.forwarded[(n.key, df.rel, line)] = (pname, where)
+        return g._registration(n, df, what, detail, line)
+    if what == "other":
+        g.forwarded[(n.key, df.rel, line)] = (pname, where)
+        got = static_vars.store(g, n, df, (off, len(pname)), line)
+        if got is not None:
+            return got
+    n.entries.append((E.UNKNOWN, f"{callee}()'s parameter {pname} used at {df.rel}:{line} (the pointer is "
+                      "passed on)", df.rel, line, "pointer"))
+    return []
+
+
+def wrapper_definitions(g, cf, name):
+    """[(file, offset)] of every definition of function `name` that a call in cf can mean,
+    when the driver defines it: cf's static one, else those in cf's module (one a build
+    configuration; a static one in another .c file only if some file #includes it).
+    [] when the module defines none, or a kernel header names it (a core function: a
+    driver's own of that name would clash with its prototype). The files are parsed."""
+    own = definitions(g.text_facts(cf).text, name)
+    if own is None:
+        return []
+    if any(static for _s, _e, static in own):
+        found = [(cf, s) for s, _e, _st in own]
+    else:
+        mention = [f for f in g.pre.files_with([name]) if f.endswith((".c", ".h"))]
+        if g.tree.kind == "kernel" and any(f.startswith(("include/", "arch/")) for f in mention):
+            return []
+        mod = g._module_of(cf)
+        found = []
+        for f in mention:
+            if g._module_of(f) != mod:
+                continue
+            try:
+                defs = definitions(g.text_facts(f).text, name) if f != cf else own
+            except OSError:
+                return []
+            if defs is None:
+                return []           # a head this reader cannot follow: the address stays unknown
+            if f != cf and f.endswith(".c") and all(st for _s, _e, st in defs) and not g._included_c(f):
+                continue            # another file's static function of the same name
+            found += [(f, s) for s, _e, _st in defs]
+    g.load({f for f, _s in found})
+    return found

@@ -265,7 +265,7 @@ class Graph:
         self._member_params = {}
         self._path_types = {}           # member_calls._path_type_at
         self._too_large = set()
-        self._forwarding = []           # (callee, idx, where passed) of the wrappers being followed
+        self._forwarding = []           # forwarding.py: (callee, idx, where passed) of the wrappers followed
         self._pending_forwards = []     # _forward's work, done once the round's names are searched for
         self.forwarded = {}             # (node key, file, line) of a wrapper's store -> (parameter, where passed)
 
@@ -581,7 +581,7 @@ class Graph:
                 | {p[2] for p in self._pending_docs + self._pending_members}
                 | {p[2] for p in self._pending_forwards}
                 | {n.name for n in nxt if not (n.static and n.file.endswith(".c"))}))
-            nxt.extend(self._resolve_forwards())
+            nxt.extend(forwarding.resolve(self))
             self._resolve_docs()
             nxt.extend(member_calls.resolve(self))
             frontier = nxt
@@ -956,163 +956,18 @@ class Graph:
         elif what == "macro-ref":
             n.entries.append((E.UNKNOWN, f"named in macro {detail} (unresolved macro)", cf, line, "macro"))
         else:
-            got = self._static_store(n, ff, mention, line) if mention else None
+            got = static_vars.store(self, n, ff, mention, line) if mention else None
             if got is not None:
                 return got
             n.entries.append((E.UNKNOWN, f"address taken: `{detail}`", cf, line, "pointer"))
         return []
 
-    def _static_store(self, n, ff, mention, line):
-        """`saved = fn;` / `saved[i] = fn;` into a static variable of ff (static_vars.py): an
-        edge from each function that calls through it, or one UNKNOWN entry saying why they
-        cannot all be found. None when the mention is no such store."""
-        var = static_vars.stored_in(ff.text, *mention)
-        if var is None:
-            return None
-        decl, why = static_vars.declaration(ff.text, var)
-        if decl is not None and (ff.rel.endswith(".h") or self._included_c(ff.rel)):
-            why = f"{ff.rel} is #included by other files, each with its own {var}"
-        calls = None
-        if why is None:
-            calls, why = static_vars.calls(ff, var, decl)
-        if why is not None:
-            n.entries.append((E.UNKNOWN, f"function pointer stored in {var} ({ff.rel}:{line}): {why}", ff.rel, line,
-                              "pointer"))
-            return []
-        new = []
-        for c in calls:
-            caller = self.node(ff.rel, c.func)
-            e = self.add_call_edge(caller, n, ff.rel, c)
-            fwd = self.forwarded.get((n.key, ff.rel, line))
-            e.via = (f"static {var}", ff.rel, line) + ((f"{fwd[0]} holds {n.name}(), {fwd[1]}",) if fwd else ())
-            if not caller.expanded:
-                new.append(caller)
-        return new
-
     def _forward(self, n, ff, callee, idx, line):
         """n's address passed as argument idx of `callee`, which may be a function of the
         driver's own (forwarding.py): looked at once the round's names are searched for
-        (_resolve_forwards), the way the callers are found. Returns no node now."""
+        (forwarding.resolve), the way the callers are found. Returns no node now."""
         self._pending_forwards.append((n, ff, callee, idx, line, tuple(self._forwarding)))
         return []
-
-    def _resolve_forwards(self):
-        """Settle the pending forwards, those they lead to included (a wrapper of a wrapper):
-        one search of the tree for the callee names of each wave. Each entry they add names
-        the calls that passed the address on. Returns the caller nodes."""
-        new = []
-        while self._pending_forwards:
-            pending, self._pending_forwards = self._pending_forwards, []
-            self.pre.files_with(sorted({p[2] for p in pending}))
-            for n, ff, callee, idx, line, stack in pending:
-                where = f"passed to {callee}() at {ff.rel}:{line}"
-                first = len(n.entries)
-                self._forwarding = list(stack)
-                got = self._forward_now(n, ff, callee, idx, line, where)
-                if got is None:
-                    n.entries.append((E.UNKNOWN, f"address passed to {callee}() (argument {idx + 1}): caller unknown",
-                                      ff.rel, line, "registration"))
-                else:
-                    new.extend(got)
-                if got is not None or stack:
-                    said = " ".join(f"({w})" for w in ([where] if got is not None else []) +
-                                    [w for _c, _i, w in reversed(stack)])
-                    for i in range(first, len(n.entries)):
-                        ctx, fact, f, l, k = n.entries[i]
-                        n.entries[i] = (ctx, f"{fact} {said}", f, l, k)
-            self._forwarding = []
-        return new
-
-    def _forward_now(self, n, ff, callee, idx, line, where):
-        """The registrations the definitions of `callee` make of its parameter idx, each use
-        followed as a mention of n would be. Returns the caller nodes found, or None when
-        the driver defines no callee (the address then stays unknown)."""
-        defs = self._wrapper_definitions(ff.rel, callee)
-        if not defs:
-            return None
-        if any(c == callee and i == idx for c, i, _w in self._forwarding) or \
-                len(self._forwarding) >= forwarding.MAX_FORWARD_DEPTH:
-            n.entries.append((E.UNKNOWN, f"address {where}: passed on through more than "
-                              f"{forwarding.MAX_FORWARD_DEPTH} functions, or back to one of them", ff.rel, line,
-                              "registration"))
-            return []
-        self._forwarding.append((callee, idx, where))
-        new = []
-        try:
-            for rel, at in defs:
-                df = self.facts.get(rel)
-                if df is None or df.failed or callee not in df.defs:
-                    why = (df.failed if df else None) or "spatch could not parse it"
-                    n.entries.append((E.UNKNOWN, f"{rel} defines {callee}() but {why}", ff.rel, line, "unparsed"))
-                    continue
-                pname, uses = forwarding.param_uses(df, callee, at, idx)
-                if pname is None:
-                    n.entries.append((E.UNKNOWN, uses, ff.rel, line, "registration"))
-                    continue
-                for off, uline, kind in uses:
-                    new.extend(self._forwarded_use(n, df, callee, pname, off, uline, kind, (ff.rel, line), where))
-        finally:
-            self._forwarding.pop()
-        return new
-
-    def _forwarded_use(self, n, df, callee, pname, off, line, kind, passed, where):
-        """One use of the parameter `pname` of `callee` (defined in df) that holds n's address."""
-        if kind == "call":
-            c = df.calls.get((line, off - df.offset(line, 0)))
-            if c is None or c.callee != pname or c.func != callee:
-                n.entries.append((E.UNKNOWN, f"call of {callee}()'s parameter {pname} that spatch could not "
-                                  f"parse ({df.rel}:{line})", df.rel, line, "unparsed"))
-                return []
-            caller = self.node(df.rel, callee)
-            e = self.add_call_edge(caller, n, df.rel, c)
-            e.via = (f"its parameter {pname}", passed[0], passed[1])
-            return [] if caller.expanded else [caller]
-        what, detail = classify_mention(df, pname, off, line, kind, df.defs)
-        if what == "not-function":
-            return []                       # `leaf->cb = cb`: the member of that name, not the parameter
-        if what in ("assign", "init", "init-pos", "call-arg"):
-            self.forwarded[(n.key, df.rel, line)] = (pname, where)
-            return self._registration(n, df, what, detail, line)
-        if what == "other":
-            self.forwarded[(n.key, df.rel, line)] = (pname, where)
-            got = self._static_store(n, df, (off, len(pname)), line)
-            if got is not None:
-                return got
-        n.entries.append((E.UNKNOWN, f"{callee}()'s parameter {pname} used at {df.rel}:{line} (the pointer is "
-                          "passed on)", df.rel, line, "pointer"))
-        return []
-
-    def _wrapper_definitions(self, cf, name):
-        """[(file, offset)] of every definition of function `name` that a call in cf can mean,
-        when the driver defines it: cf's static one, else those in cf's module (one a build
-        configuration; a static one in another .c file only if some file #includes it).
-        [] when the module defines none, or a kernel header names it (a core function: a
-        driver's own of that name would clash with its prototype). The files are parsed."""
-        own = forwarding.definitions(self.text_facts(cf).text, name)
-        if own is None:
-            return []
-        if any(static for _s, _e, static in own):
-            found = [(cf, s) for s, _e, _st in own]
-        else:
-            mention = [f for f in self.pre.files_with([name]) if f.endswith((".c", ".h"))]
-            if self.tree.kind == "kernel" and any(f.startswith(("include/", "arch/")) for f in mention):
-                return []
-            mod = self._module_of(cf)
-            found = []
-            for f in mention:
-                if self._module_of(f) != mod:
-                    continue
-                try:
-                    defs = forwarding.definitions(self.text_facts(f).text, name) if f != cf else own
-                except OSError:
-                    return []
-                if defs is None:
-                    return []               # a head this reader cannot follow: the address stays unknown
-                if f != cf and f.endswith(".c") and all(st for _s, _e, st in defs) and not self._included_c(f):
-                    continue                # another file's static function of the same name
-                found += [(f, s) for s, _e, _st in defs]
-        self.load({f for f, _s in found})
-        return found
 
     def _handler_array(self, ff, typename, line):
         """The entry of a function stored in an array of `typename` (E.HANDLER_ARRAYS) at

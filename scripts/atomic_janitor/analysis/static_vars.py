@@ -12,6 +12,7 @@ passed on, returned) leaves the address unknown."""
 
 import re
 
+from . import entries as E
 from . import members as M
 from .member_calls import local_copy
 
@@ -32,25 +33,26 @@ def stored_in(text, off, name_len):
 
 
 def declaration(text, name):
-    """(offset, None) of the one file-scope `static` declaration of `name`, or (None, why)."""
+    """(offset of the name, None) in the one file-scope `static` declaration of `name`, or
+    (None, why)."""
     decls = [m for m in re.finditer(
-        r"^[ \t]*(?:static\b[^;{}=]*?|[A-Za-z_][^;{}=()]*?)(?:\(\s*\*\s*)?(?<![\w.>])%s\s*[\[;=)]" % re.escape(name),
+        r"^[ \t]*(?:static\b[^;{}=]*?|[A-Za-z_][^;{}=()]*?)(?:\(\s*\*\s*)?(?<![\w.>])(%s)\s*[\[;=)]" % re.escape(name),
         text, re.M) if M._file_scope(text, m.start())]
     if len(decls) != 1:
         return None, (f"{name} is declared {len(decls)} times at file scope" if decls else
                       f"{name} is not a variable of this file")
     if not re.match(r"[ \t]*static\b", decls[0].group(0)):
         return None, f"{name} is not static: other files may read it"
-    return decls[0].end() - 1, None
+    return decls[0].start(1), None
 
 
 def calls(ff, name, decl):
-    """([Call], None) for every call through the static variable `name` (declared at offset
-    decl of ff), or (None, why not)."""
+    """([Call], None) for every call through the static variable `name` (whose declaration
+    names it at offset decl of ff), or (None, why not)."""
     text = ff.text
     found = []
     for off, kind in M.var_uses(text, name):
-        if decl - len(name) - 2 <= off <= decl:
+        if off == decl:
             continue                            # the declaration itself
         line = ff.line_of(off)
         if kind in ("store", "test"):
@@ -70,3 +72,32 @@ def calls(ff, name, decl):
     if not found:
         return None, f"no call through {name} found"
     return found, None
+
+
+def store(g, n, ff, mention, line):
+    """The mention (offset, length) of n's address at ff:line, when it is `saved = fn;` or
+    `saved[i] = fn;` into a static variable of ff: an edge from each function that calls
+    through it, or one UNKNOWN entry saying why they cannot all be found. None when the
+    mention is no such store."""
+    var = stored_in(ff.text, *mention)
+    if var is None:
+        return None
+    decl, why = declaration(ff.text, var)
+    if decl is not None and (ff.rel.endswith(".h") or g._included_c(ff.rel)):
+        why = f"{ff.rel} is #included by other files, each with its own {var}"
+    found = None
+    if why is None:
+        found, why = calls(ff, var, decl)
+    if why is not None:
+        n.entries.append((E.UNKNOWN, f"function pointer stored in {var} ({ff.rel}:{line}): {why}", ff.rel, line,
+                          "pointer"))
+        return []
+    new = []
+    for c in found:
+        caller = g.node(ff.rel, c.func)
+        e = g.add_call_edge(caller, n, ff.rel, c)
+        fwd = g.forwarded.get((n.key, ff.rel, line))
+        e.via = (f"static {var}", ff.rel, line) + ((f"{fwd[0]} holds {n.name}(), {fwd[1]}",) if fwd else ())
+        if not caller.expanded:
+            new.append(caller)
+    return new
