@@ -45,3 +45,16 @@ def test_a_head_with_an_attribute_macro_is_not_skipped():
     """A definition the reader cannot follow would be a definition missed: None, never []."""
     text = "static void w(void *fn) __must_hold(&l)\n{\n\tsaved = fn;\n}\n"
     assert forwarding.definitions(text, "w") is None
+
+
+def test_a_local_of_the_same_name_is_not_the_static_variable():
+    text = ("static cb_t saved;\n"
+            "static void keep(cb_t fn)\n{\n\tsaved = fn;\n}\n"
+            "static void other(cb_t fn)\n{\n\tcb_t saved;\n\n\tsaved = fn;\n\tsaved(0);\n}\n")
+    decl, _why = static_vars.declaration(text, "saved")
+    first, second = [i for i in range(len(text)) if text.startswith("saved = fn", i)]
+    assert not static_vars.shadowed(text, first + 8, "saved", decl)
+    assert static_vars.shadowed(text, second + 8, "saved", decl)
+    param = "static cb_t saved;\nstatic void keep(cb_t saved)\n{\n\tsaved = fn;\n}\n"
+    assert static_vars.shadowed(param, param.rindex("fn"), "saved", static_vars.declaration(param, "saved")[0])
+    assert static_vars.declaration(param, "saved")[0] == param.index("saved")

@@ -14,6 +14,7 @@ import re
 
 from . import entries as E
 from . import members as M
+from .facts import KEYWORDS
 from .member_calls import local_copy
 
 _STORE = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\]\s*)?=\s*&?\s*$")
@@ -32,11 +33,24 @@ def stored_in(text, off, name_len):
     return m.group(1)
 
 
+def shadowed(text, off, name, decl):
+    """Does the function around offset off declare `name` itself before off (a parameter or a
+    local of that name: the store at off is then not into the file's variable)? The function
+    starts after the `}` ending the one before it (kernel style); the file-scope declaration
+    at offset decl may lie in between."""
+    start = text.rfind("\n}", 0, off) + 1
+    for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)[\s*]+(?:\(\s*\*\s*)?(%s)\s*[;=,\[)]" % re.escape(name),
+                         text[start:off]):
+        if start + m.start(2) != decl and m.group(1) not in KEYWORDS:
+            return True
+    return False
+
+
 def declaration(text, name):
     """(offset of the name, None) in the one file-scope `static` declaration of `name`, or
     (None, why)."""
     decls = [m for m in re.finditer(
-        r"^[ \t]*(?:static\b[^;{}=]*?|[A-Za-z_][^;{}=()]*?)(?:\(\s*\*\s*)?(?<![\w.>])(%s)\s*[\[;=)]" % re.escape(name),
+        r"^[ \t]*(?:static\b[^;{}=()]*?|[A-Za-z_][^;{}=()]*?)(?:\(\s*\*\s*)?(?<![\w.>])(%s)\s*[\[;=)]" % re.escape(name),
         text, re.M) if M._file_scope(text, m.start())]
     if len(decls) != 1:
         return None, (f"{name} is declared {len(decls)} times at file scope" if decls else
@@ -85,6 +99,8 @@ def store(g, n, ff, mention, line):
     decl, why = declaration(ff.text, var)
     if decl is not None and (ff.rel.endswith(".h") or g._included_c(ff.rel)):
         why = f"{ff.rel} is #included by other files, each with its own {var}"
+    elif decl is not None and shadowed(ff.text, mention[0], var, decl):
+        why = f"the function that stores it declares a {var} of its own"
     found = None
     if why is None:
         found, why = calls(ff, var, decl)
