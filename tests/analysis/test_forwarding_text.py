@@ -58,3 +58,5 @@ def test_a_local_of_the_same_name_is_not_the_static_variable():
     param = "static cb_t saved;\nstatic void keep(cb_t saved)\n{\n\tsaved = fn;\n}\n"
     assert static_vars.shadowed(param, param.rindex("fn"), "saved", static_vars.declaration(param, "saved")[0])
     assert static_vars.declaration(param, "saved")[0] == param.index("saved")
+    listed = "static cb_t saved;\nstatic void keep(cb_t fn)\n{\n\tcb_t a, saved;\n\n\tsaved = fn;\n}\n"
+    assert static_vars.shadowed(listed, listed.rindex("fn"), "saved", static_vars.declaration(listed, "saved")[0])

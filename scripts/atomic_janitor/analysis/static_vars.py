@@ -39,7 +39,8 @@ def shadowed(text, off, name, decl):
     starts after the `}` ending the one before it (kernel style); the file-scope declaration
     at offset decl may lie in between."""
     start = text.rfind("\n}", 0, off) + 1
-    for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)[\s*]+(?:\(\s*\*\s*)?(%s)\s*[;=,\[)]" % re.escape(name),
+    # `cb_t a, saved;` too: a list or an argument list before it counts (unknown, never missed)
+    for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)[\s*,]+(?:\(\s*\*\s*)?(%s)\s*[;=,\[)]" % re.escape(name),
                          text[start:off]):
         if start + m.start(2) != decl and m.group(1) not in KEYWORDS:
             return True
