@@ -64,7 +64,7 @@ def resolve(g):
     for i, (n, stype, field, cf, line, lhs, files, why) in enumerate(plans):
         # a store a wrapper made of its parameter (graph._forward): `leaf->cb = cb`
         fwd = g.forwarded.get((n.key, cf, line))
-        shown = _store(lhs, fwd[0]) if fwd and lhs is not None else _store(lhs or "", n.name)
+        shown = _store(lhs, fwd[0] if fwd else n.name) if lhs is not None else None
         note = (f"{fwd[0]} holds {n.name}(), {fwd[1]}",) if fwd else ()
         if isinstance(why, tuple):         # plan() found the member's context in the tables
             n.entries.append((why[0], f"{why[1]} (stored by `{shown}`{'; ' + note[0] if note else ''})", cf, line,

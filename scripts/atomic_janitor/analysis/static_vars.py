@@ -109,12 +109,13 @@ def store(g, n, ff, mention, line):
         n.entries.append((E.UNKNOWN, f"function pointer stored in {var} ({ff.rel}:{line}): {why}", ff.rel, line,
                           "pointer"))
         return []
+    fwd = g.forwarded.get((n.key, ff.rel, line))
+    via = (f"static {var}", ff.rel, line) + ((f"{fwd[0]} holds {n.name}(), {fwd[1]}",) if fwd else ())
     new = []
     for c in found:
         caller = g.node(ff.rel, c.func)
         e = g.add_call_edge(caller, n, ff.rel, c)
-        fwd = g.forwarded.get((n.key, ff.rel, line))
-        e.via = (f"static {var}", ff.rel, line) + ((f"{fwd[0]} holds {n.name}(), {fwd[1]}",) if fwd else ())
+        e.via = via
         if not caller.expanded:
             new.append(caller)
     return new
