@@ -6,6 +6,7 @@ import os
 import re
 
 from .. import ctext
+from . import funchead
 
 RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-context.cocci")
 REGION_RULE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "cocci", "facts-regions.cocci")
@@ -28,6 +29,27 @@ class Call:
         self.after_release = False
 
 
+def _renamed(records, heads):
+    """The records with the functions that spatch named after a function-head macro under the
+    name of the function the macro's head defines (funchead.py)."""
+    out = []
+    for r in records:
+        k = r["kind"]
+        key = "element" if k == "call" else "name"
+        h = heads.get(r.get(key)) if k in ("def", "static", "call", "acquires", "releases") else None
+        if h is None:
+            out.append(r)
+            continue
+        r = dict(r, **{key: h[0]})
+        if k == "def":
+            r["params"] = h[2]
+            r["head_macro"] = [m for m, v in heads.items() if v is h][0]
+            if h[1]:
+                out.append(dict(r, kind="static"))
+        out.append(r)
+    return out
+
+
 class FileFacts:
     def __init__(self, rel, lines, records, failed=None):
         self.rel = rel
@@ -37,6 +59,7 @@ class FileFacts:
         self.calls = {}              # (line, col) -> Call
         self.acquires = {}           # function -> (family, line)
         self.releases = {}           # function -> line
+        self.head_macros = None      # macro -> (function, static, params, define lines): funchead
         self._text = None
         self._text_lines = None
         self._starts = None
@@ -44,11 +67,17 @@ class FileFacts:
         self._lexical_regions()
 
     def add(self, records):
+        if self.head_macros is None and any(r["kind"] == "def" for r in records):
+            self.head_macros = funchead.renames(self.lines, {r["name"] for r in records if r["kind"] == "def"})
+        if self.head_macros:
+            records = _renamed(records, self.head_macros)
         for r in records:
             k = r["kind"]
             if k == "def":
                 d = self.defs.setdefault(r["name"], {"line": r["line"], "static": False, "params": r.get("params", "")})
                 d["params"] = r.get("params", d["params"])
+                if "head_macro" in r:
+                    d["head_macro"] = r["head_macro"]
             elif k == "static":
                 self.defs.setdefault(r["name"], {"line": r["line"], "static": True, "params": ""})["static"] = True
             elif k == "call":
@@ -534,6 +563,8 @@ def classify_mention(ff, name, off, line, kind, defs_here):
     if kind == "call":
         if name in defs_here and defs_here[name]["line"] == line:
             return ("def", None)
+        if mac and (ff.head_macros or {}).get(mac[0], ("",))[0] == name and name in defs_here:
+            return ("def", None)                # the head in a function-head macro (funchead.py)
         if mac:
             return ("macro-call", mac[0])
         # the token before, past the directive lines: after `#ifdef CONFIG_X` it is not `X`

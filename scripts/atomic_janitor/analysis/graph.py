@@ -154,7 +154,7 @@ def _defines_opener(text, names):
 
 class Node:
     __slots__ = ("key", "file", "name", "macro", "static", "line", "exported", "entries", "expanded",
-                 "params", "unused", "textual", "closes_own")
+                 "params", "unused", "textual", "closes_own", "head")
 
     def __init__(self, file, name, macro=False, static=False, line=None, params=""):
         self.key = (file, name)
@@ -166,6 +166,7 @@ class Node:
         self.unused = False          # a macro no file of the tree uses: on no path
         self.textual = False         # defined where spatch could not parse: read from the text
         self.closes_own = False      # read from the text: takes regions, each dropped in straight code
+        self.head = None             # (macro, [#define lines]): its head is a macro's body (funchead.py)
 
 
 class Edge:
@@ -185,9 +186,19 @@ class Edge:
         self.textual = False         # a call spatch did not parse, read from the text (textual.py)
 
 
+def head_note(n):
+    """The textual step under a function whose head spatch saw as a macro (funchead.py)."""
+    if not n.head:
+        return ""
+    macro, lines = n.head
+    return (f" ({n.name}() is defined as {macro}() {{...}}: read from the text, every #define of "
+            f"{macro}() in {n.file} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}) "
+            f"is the head of {n.name}())")
+
+
 def call_fact(e):
     """How the evidence names a call: by name, or through the struct member it was stored in."""
-    fact = f"{e.caller.name}() calls {e.callee.name}()"
+    fact = f"{e.caller.name}() calls {e.callee.name}(){head_note(e.caller)}"
     if e.via:
         how, f, line = e.via[:3]
         verb = "passed" if how.startswith("its parameter") else "stored"
@@ -409,6 +420,8 @@ class Graph:
             n = Node(file, name, macro=macro,
                      static=bool(d and d["static"]) or (macro and file.endswith(".c")),
                      line=line, params=d["params"] if d else "")
+            if d and "head_macro" in d:
+                n.head = (d["head_macro"], ff.head_macros[d["head_macro"]][3])
             self.nodes[key] = n
         return n
 
@@ -1313,7 +1326,8 @@ class Graph:
                 ctxk, fact, f, line, k = w[1]
                 n = self.nodes[key]
                 out.append({"file": f, "line": line or n.line or 1, "function": n.name,
-                            "fact": f"{n.name}(): {fact}", "kind": k if kind != E.UNKNOWN else k})
+                            "fact": f"{n.name}(): {fact}{head_note(n) if not out else ''}",
+                            "kind": k if kind != E.UNKNOWN else k})
                 break
             e, how = w[1], w[2]
             if how == "region":
