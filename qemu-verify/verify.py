@@ -161,7 +161,10 @@ def run_verify(opt: RunOptions) -> dict:
     series = opt.series or _default_series(tree)
     if series != "none":
         applymod.list_series(series)          # fail fast, before waiting for the lock
-    root = os.path.join(CACHE, "verify", tree_name(ksrc))
+    # A compile-only run (make verify COMPILE_ONLY=1) boots nothing: it keeps a work copy and
+    # a compile matrix of its own, so that it never waits for a boot run on the same tree (nor
+    # a boot run for it); the price is one more `make prepare` per matrix configuration.
+    root = os.path.join(CACHE, "verify", tree_name(ksrc) + ("-compile-only" if opt.compile_only else ""))
     lockf = _lock(root)
     # logs are written outside the repository while verify runs (a concurrent `make clean`
     # cannot pull them away) and replace the previous report only once complete

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from .. import deps
 from ..family import SLEEPABLE_WHEN_TRUE
-from ..spatch import definer, rule_options
+from ..spatch import definer, rule_options, spatch_version
+from . import stepmemo
 
 REPO = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 COCCI = os.path.join(REPO, "cocci")
@@ -366,17 +367,29 @@ def run_op(ws, op):
         if ws.macro_file and not ws._defines_macro(op.file):
             argv += ["--macro-file", ws.macro_file]
         argv.append(ws.path(op.file))
-        env = deps.spatch_env(AJ_LINE=str(op.line))
-        if os.path.exists(out):
-            os.unlink(out)
-        res = subprocess.run(argv, capture_output=True, text=True, env=env, check=False, timeout=300)
-        if res.returncode != 0:
-            last = (res.stderr.strip().splitlines() or ["(no message)"])[-1][:160]
-            raise Skip(f"{op.rule} failed on {op.what}: {last}")
-        after = before
-        if os.path.exists(out):
-            with open(out, encoding="utf-8", errors="surrogateescape") as fh:
-                after = fh.read()
+        with open(rule, encoding="utf-8") as fh:
+            rule_text = fh.read()
+        macros = b""
+        if "--macro-file" in argv:
+            with open(ws.macro_file, "rb") as fh:
+                macros = fh.read()
+        # every argument but the scratch paths, which differ from run to run
+        k = stepmemo.key(spatch_version(), rule_text, macros, str(op.line), op.file, before,
+                         *(a for a in argv[1:] if a not in (rule, out, ws.macro_file, ws.path(op.file))))
+        after = stepmemo.load(k)
+        if after is None:
+            env = deps.spatch_env(AJ_LINE=str(op.line))
+            if os.path.exists(out):
+                os.unlink(out)
+            res = subprocess.run(argv, capture_output=True, text=True, env=env, check=False, timeout=300)
+            if res.returncode != 0:
+                last = (res.stderr.strip().splitlines() or ["(no message)"])[-1][:160]
+                raise Skip(f"{op.rule} failed on {op.what}: {last}")
+            after = before
+            if os.path.exists(out):
+                with open(out, encoding="utf-8", errors="surrogateescape") as fh:
+                    after = fh.read()
+            stepmemo.save(k, after)
     if after == before:
         if op.required:
             raise Skip(f"{op.rule} no longer applies at {op.what} (code changed since the scan?)")
