@@ -351,6 +351,7 @@ _COMPOUND = re.compile(r"\(\s*(?:const\s+)?struct\s+(\w+)\s*\)\s*$")
 _TYPEDEF_HEAD = re.compile(r"(?:^|[;{}\s])(?:static\s+)?(?:const\s+)?([A-Za-z_]\w*)\s+(?:const\s+)?\w+\s*"
                            r"(?:\[[^\]]*\]\s*)?(?:__\w+\s*)*=\s*$")
 _FIELD = re.compile(r"(\.|->)\s*(\w+)\s*(?:\[[^\]]*\]\s*)?=\s*&?\s*$")
+_GNU_FIELD = re.compile(r"[{,]\s*([A-Za-z_]\w*)\s*:\s*&?\s*$")
 
 
 def _open_brace(text, j, lim, stop_at_semicolon=False):
@@ -393,14 +394,32 @@ def _code_before(text, j, n=300):
 MAX_INITIALISER = 200000
 
 
+def _gnu_field(text, i):
+    """The member when offset i is the value of GCC's old designator `field: NAME` (Broadcom's
+    `static struct usb_driver dbus_usbdev = { name: "x", probe: dbus_usbos_probe, ... }`),
+    else None. Only right after the `{` or a `,` of a brace list that an `=` opens: a label
+    follows a `;` or a function body's `{`, a case names `case`, a ternary has its `?`."""
+    head = re.sub(r"^[ \t]*#.*$", "", text[max(0, i - 200):i], flags=re.M)
+    g = _GNU_FIELD.search(head)
+    if not g or g.group(1) in KEYWORDS or g.group(1) in ("case", "default"):
+        return None
+    lim = max(0, i - MAX_INITIALISER)
+    j, stop = _open_brace(text, i - 1, lim, stop_at_semicolon=True)
+    if stop != "{" or not _code_before(text, j).rstrip().endswith(("=", ",", "{")):
+        return None
+    return g.group(1)
+
+
 def _initialiser(text, i):
-    """(struct type or None, field) when offset i is the value of `.field = NAME` in an initialiser."""
+    """(struct type or None, field) when offset i is the value of `.field = NAME` (or of GCC's
+    `field: NAME`) in an initialiser."""
     head = text[max(0, i - 200):i]
     m = _FIELD.search(head)
-    if not m:
+    gnu = None if m else _gnu_field(text, i)
+    if not m and not gnu:
         return None
-    field = m.group(2)
-    if m.group(1) == "->":
+    field = m.group(2) if m else gnu
+    if m and m.group(1) == "->":
         return ("?runtime", field)
     lim = max(0, i - MAX_INITIALISER)
     j, stop = _open_brace(text, i - 1, lim, stop_at_semicolon=True)
@@ -408,7 +427,7 @@ def _initialiser(text, i):
         return ("?runtime", field)
     if stop is None:
         return (None, field)
-    path = _designators(text, max(0, i - 200) + m.start())
+    path = _designators(text, max(0, i - 200) + m.start()) if m else ""
     before = text[max(0, j - 300):j]
     m2 = _STRUCT_HEAD.search(before) or _COMPOUND.search(before)
     if m2:
@@ -505,7 +524,7 @@ def positional_slot(text, i):
         j -= 1
     else:
         return None
-    if text[j] != "{" or re.search(r"\.\s*\w+\s*=", text[j + 1:i]):
+    if text[j] != "{" or re.search(r"\.\s*\w+\s*=", text[j + 1:i]) or _gnu_field(text, i):
         return None                     # not braces, or designated (_initialiser's)
     if not re.match(r"&?\s*\w+\s*[,}]", text[i:i + 200]):
         return None
