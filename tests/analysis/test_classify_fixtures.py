@@ -28,10 +28,12 @@ SLEEP_GFP = {"fx_under_mutex": "GFP_NOIO", "fx_ioctl": "GFP_KERNEL", "fx_deep1":
              "fxu_attach": "GFP_KERNEL", "fxu_attach_d": "GFP_KERNEL", "fxt_stats_show": "GFP_KERNEL",
              "fxu_poll": "GFP_KERNEL", "fxt_usb_probe": "GFP_KERNEL", "fxm_event": "GFP_KERNEL",
              "fxk_vendor_nan": "GFP_KERNEL", "fxw_visit_cb": "GFP_KERNEL",
-             "fxw_hook_cb": "GFP_KERNEL", "fxh_process": "GFP_KERNEL", "fxh_usb_probe": "GFP_KERNEL"}
+             "fxw_hook_cb": "GFP_KERNEL", "fxh_process": "GFP_KERNEL", "fxh_usb_probe": "GFP_KERNEL",
+             "fxh_join_hdl": "GFP_KERNEL"}
 SLEEP_BRANCH = ["fx_thread", "fx_work_fn", "fx_thread_fn", "fx_recurse", "fx_probe", "fx_wrap_user2"]
 ATOMIC_BRANCH = ["fx_irq", "fx_hardirq"]
 MANUAL = {
+    "fxh_both_hdl": "address passed to FXH_GEN_BOTH() (argument 1): caller unknown",
     "fxh_usb_pick_b": "callback struct fxh_hooks .hook (context of this callback not known)",
     "fxh_split_work": "no caller chain from an entry point reaches fxh_split_work()",
     "fx_exported": "exported symbol fx_exported()",

@@ -224,11 +224,11 @@ def _prev_token(text, i):
 
 def _enclosing_call(text, i):
     """(callee, argument index) of the innermost call whose parentheses hold offset i."""
-    name, commas, _paren = _call_around(text, i)
+    name, commas, _paren = call_around(text, i)
     return name, commas
 
 
-def _call_around(text, i):
+def call_around(text, i):
     """(callee, argument index, offset of its `(`) of the innermost call whose parentheses
     hold offset i; (None, None, None) when there is none."""
     depth = 0
@@ -330,7 +330,7 @@ def _enclosing_call_arg(text, i):
     if not _COND.search(text, lim, i):
         return _enclosing_call(text, i)
     groups = _cond_groups(text, lim, i)
-    callee, idx, paren = _call_around(_branch_view(text, lim, i, groups), i)
+    callee, idx, paren = call_around(_branch_view(text, lim, i, groups), i)
     if callee is None:
         return None, None
     closed, _still, lines = groups
@@ -449,6 +449,29 @@ def _initialiser(text, i):
         return ("?runtime", field)
     stype = _array_element_type(text, j, lim)
     return (stype + path if stype else None, field)
+
+
+def array_element_type(text, paren):
+    """The struct type (or "typedef T") of the array of structs whose initialiser holds the
+    macro use whose `(` is at offset paren as an element of its own: Realtek's
+    `struct rtw_cmd wlancmds[] = { GEN_MLME_EXT_HANDLER(join_cmd_hdl, cb) ... }`, where the
+    macro expands to `{.cmd_hdl = cmd, .callback = callback_func},`. None otherwise."""
+    k = len(text[:paren].rstrip())
+    while k > 0 and _word_char(text[k - 1]):
+        k -= 1
+    # the element before it ends in `,` or in the `)` of another such use (the `,` is in
+    # the macro's body), or it is the first
+    if not _code_before(text, k).rstrip().endswith(("{", ",", ")")):
+        return None
+    lim = max(0, k - MAX_INITIALISER)
+    j, stop = _open_brace(text, k - 1, lim, stop_at_semicolon=True)
+    if stop != "{" or not _code_before(text, j).rstrip().endswith("="):
+        return None
+    before = _code_before(text, j).rstrip()
+    if not re.search(r"\]\s*(?:__\w+\s*)*=$", before):
+        return None                     # a single struct: the macro's braces are a member's
+    m = _STRUCT_HEAD.search(before[-300:])
+    return m.group(1) if m else _typedef_head(before[-300:])
 
 
 def _designators(text, k):

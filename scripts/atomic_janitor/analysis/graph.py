@@ -20,8 +20,8 @@ from . import paste
 from . import static_vars
 from . import tables
 from . import textual
-from .facts import (HELPER_RULE, KEYWORDS, KMAP_ACQ, KMAP_REL, REGION_RULE, RULE, FileFacts, classify_mention,
-                    textual_mentions)
+from .facts import (HELPER_RULE, KEYWORDS, KMAP_ACQ, KMAP_REL, REGION_RULE, RULE, FileFacts, array_element_type,
+                    call_around, classify_mention, textual_mentions)
 
 MAX_NODES = 60000           # whole graph: a safety net against runaway growth only
 MAX_SITE_NODES = 4000      # functions above one site; more is unknown (site_ctx)
@@ -963,6 +963,12 @@ class Graph:
                 ent = self._runtime_pm(n, ff, f"{callee}() runtime PM callback")
             if ent is None:
                 ent = macro_args.registration(self._macro_definitions(ff, callee), idx)
+            if ent is None and mention is not None:
+                member = macro_args.element_member(self._macro_definitions(ff, callee), idx)
+                stype = array_element_type(ff.text, call_around(ff.text, mention[0])[2]) if member else None
+                if stype:
+                    # `GEN_MLME_EXT_HANDLER(fn, cb)` in `struct rtw_cmd wlancmds[] = {`: `.cmd_hdl = fn`
+                    return self._registration(n, ff, "init", (stype, member), line, mention)
             if ent is None:
                 return self._forward(n, ff, callee, idx, line)
             n.entries.append((ent[0], ent[1], cf, line, "registration"))

@@ -58,3 +58,33 @@ def registration(definitions, idx):
         got |= {u[0] for u in uses}
         fact = f"{uses[0][1]} in macro {name}()"
     return (got.pop(), fact) if len(got) == 1 else None
+
+
+_ELEMENT = re.compile(r"\{\s*(\.\s*\w+\s*=\s*[^,{}]*?\s*(?:,\s*\.\s*\w+\s*=\s*[^,{}]*?\s*)*),?\s*\}\s*,?")
+
+
+def element_member(definitions, idx):
+    """The member that argument idx is the value of, when every definition of the macro is one
+    designated element `{.cmd_hdl = cmd, .callback = callback_func},` (Realtek's
+    GEN_MLME_EXT_HANDLER()) that uses the parameter once, as the whole value of one member;
+    else None. Where the macro is used as an element of an array of structs, the argument is
+    that member's value (facts.array_element_type)."""
+    got = set()
+    for _name, params, body in definitions:
+        if params is None:
+            return None
+        names = [p.strip() for p in params.split(",")]
+        if idx >= len(names) or names[idx].endswith("..."):
+            return None
+        m = _ELEMENT.fullmatch(ctext.blank(body).strip())
+        if not m:
+            return None
+        param = names[idx]
+        members = [re.fullmatch(r"\.\s*(\w+)\s*=\s*\(?\s*&?\s*%s\s*\)?" % re.escape(param), item.strip())
+                   for item in m.group(1).split(",")]
+        whole = [x.group(1) for x in members if x]
+        mentioned = len(re.findall(r"(?<![\w#])%s(?!\w)" % re.escape(param), m.group(1)))
+        if len(whole) != 1 or mentioned != 1:
+            return None
+        got.add(whole[0])
+    return got.pop() if len(got) == 1 else None
