@@ -42,17 +42,23 @@ def _is_timer(body, lhs):
     return bool(names) and re.search(_TIMER_API % re.escape(names[-1]), body) is not None
 
 
+def _param(params, idx):
+    """The name of parameter idx of a function-like macro, None past its end or at `...`."""
+    if params is None:
+        return None
+    names = [p.strip() for p in params.split(",")]
+    return None if idx >= len(names) or names[idx].endswith("...") else names[idx]
+
+
 def registration(definitions, idx):
     """(context, fact) of a function passed as argument idx to a macro with these
     definitions [(name, params, body)], or None."""
     got = set()
     for name, params, body in definitions:
-        if params is None:
+        param = _param(params, idx)
+        if param is None:
             return None
-        names = [p.strip() for p in params.split(",")]
-        if idx >= len(names) or names[idx].endswith("..."):
-            return None
-        uses = _uses(ctext.blank(body), names[idx])
+        uses = _uses(ctext.blank(body), param)
         if not uses or any(u is None for u in uses):
             return None
         got |= {u[0] for u in uses}
@@ -71,15 +77,10 @@ def element_member(definitions, idx):
     that member's value (facts.array_element_type)."""
     got = set()
     for _name, params, body in definitions:
-        if params is None:
-            return None
-        names = [p.strip() for p in params.split(",")]
-        if idx >= len(names) or names[idx].endswith("..."):
-            return None
-        m = _ELEMENT.fullmatch(ctext.blank(body).strip())
+        param = _param(params, idx)
+        m = _ELEMENT.fullmatch(ctext.blank(body).strip()) if param else None
         if not m:
             return None
-        param = names[idx]
         members = [re.fullmatch(r"\.\s*(\w+)\s*=\s*\(?\s*&?\s*%s\s*\)?" % re.escape(param), item.strip())
                    for item in m.group(1).split(",")]
         whole = [x.group(1) for x in members if x]
