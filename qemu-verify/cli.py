@@ -23,7 +23,11 @@ def cmd_run(a) -> int:
                      output=a.output, timeout=a.timeout,
                      kdir=os.path.abspath(a.kdir) if a.kdir else None,
                      compile_only=getattr(a, "compile_only", False),
+                     compile_test=not getattr(a, "no_compile_test", False),
                      profile="compile" if getattr(a, "compile_only", False) else "verify")
+    if opt.compile_only and not opt.compile_test:
+        raise VerifyError("options", "--compile-only and --no-compile-test leave nothing to do",
+                          ["drop one of them"])
     run_verify(opt)
     return 0
 
@@ -82,6 +86,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if name == "run":
             sp.add_argument("--compile-only", action="store_true",
                             help="stop after the compile stage (no test kernel, no boot)")
+            sp.add_argument("--no-compile-test", action="store_true",
+                            help="skip the per-patch W=1 compile test and the compile matrix: "
+                                 "the boot-time checks only (the series' patches show "
+                                 "compiled=skipped)")
     pp = sub.add_parser("parse")
     pp.add_argument("file")
     a = ap.parse_args(argv)

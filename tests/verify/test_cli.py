@@ -34,6 +34,12 @@ def test_ksrc_missing(tmp_path):
     _critical(p, "tree", "does not exist")
 
 
+def test_compile_only_without_the_compile_test_is_refused(tmp_path):
+    p = run("run", "--compile-only", "--no-compile-test", "--series", "none", "--output", str(tmp_path / "o"))
+    _critical(p, "options", "leave nothing to do")
+    assert not os.path.exists(tmp_path / "o")
+
+
 def test_kdir_without_kbuild(tmp_path):
     (tmp_path / "k").mkdir()
     p = run("run", "--kdir", str(tmp_path / "k"), "--series", "none")

@@ -14,6 +14,10 @@ from verify_support import PYTHON, QV, REPO
 
 pytestmark = pytest.mark.qemu
 SERIES = os.path.join(QV, "series")
+# The scenarios about what the guest shows skip the per-patch W=1 compile test: the smoke
+# series, the build error and the compile-only real-tree test cover that stage, and each
+# compile test costs a few kbuild runs (about 10 s of CPU each, most of it kbuild's own).
+BOOT_ONLY = ("--no-compile-test",)
 _RUNS = {}
 
 
@@ -78,7 +82,7 @@ def test_unpatched_kernel_passes_all_suites(scenario):
 
 
 def test_mutant_sleep_under_spinlock_fails_naming_the_splat(scenario):
-    p, res, _ = scenario("mutant-sleep", "run", "--series",
+    p, res, _ = scenario("mutant-sleep", "run", *BOOT_ONLY, "--series",
                          os.path.join(SERIES, "mutant-sleep-under-spinlock"))
     _check_no_traceback(p)
     assert p.returncode == 1
@@ -87,6 +91,7 @@ def test_mutant_sleep_under_spinlock_fails_naming_the_splat(scenario):
     assert any(s.startswith("scheduling-while-atomic: BUG: scheduling while atomic")
                for s in res["guest"]["splats"]["unexpected"])
     assert res["patches"][0]["verdict"] == "fail"
+    assert res["patches"][0]["compiled"] == "skipped"       # BOOT_ONLY
     # the mutated function is in the splat's call trace (the guest may die before the
     # kprobe counts are printed: a sleep under a spinlock can end in a panic)
     with open(os.path.join(_RUNS["mutant-sleep"][2], "console.log"), errors="replace") as f:
@@ -94,7 +99,7 @@ def test_mutant_sleep_under_spinlock_fails_naming_the_splat(scenario):
 
 
 def test_mutant_dropped_irq_check_fails_naming_the_wrong_path(scenario):
-    p, res, _ = scenario("mutant-irq", "run", "--series",
+    p, res, _ = scenario("mutant-irq", "run", *BOOT_ONLY, "--series",
                          os.path.join(SERIES, "mutant-drop-irq-check"))
     _check_no_traceback(p)
     assert p.returncode == 1
@@ -106,7 +111,7 @@ def test_mutant_claim_only_the_recorder_can_refute(scenario):
     """A comment-only patch whose index.json claims __i2c_transfer() sleepable-proven: the
     guest calls it under a spinlock and with IRQs off, takes the atomic branch there, and no
     splat shows anything. Only the context recorder refutes the claim."""
-    p, res, out = scenario("mutant-claim", "run", "--series",
+    p, res, out = scenario("mutant-claim", "run", *BOOT_ONLY, "--series",
                            os.path.join(SERIES, "mutant-claim-sleepable"))
     _check_no_traceback(p)
     assert p.returncode == 1, p.stdout + p.stderr
@@ -126,7 +131,7 @@ def test_live_bug_fix_is_reproduced_without_the_fix(scenario):
     """Patch 1 plants a live bug (in_interrupt() under a spinlock picks msleep()), patch 2
     fixes it and index.json says so: the patched kernel runs clean, and the live-bug stage
     boots the series without patch 2 and sees the splat with stub_xfer() in its trace."""
-    p, res, out = scenario("live-bug", "run", "--series", os.path.join(SERIES, "live-bug-fix"))
+    p, res, out = scenario("live-bug", "run", *BOOT_ONLY, "--series", os.path.join(SERIES, "live-bug-fix"))
     _check_no_traceback(p)
     assert p.returncode == 0, p.stdout + p.stderr
     assert res["guest"]["splats"]["unexpected"] == []
@@ -140,7 +145,7 @@ def test_live_bug_fix_is_reproduced_without_the_fix(scenario):
 
 def test_seed_revert_changes_the_spinlock_path(scenario):
     _, real, real_out = scenario("none", "run", "--series", "none")
-    p, bad, bad_out = scenario("seed-revert", "run", "--series", os.path.join(SERIES, "seed-revert"))
+    p, bad, bad_out = scenario("seed-revert", "run", *BOOT_ONLY, "--series", os.path.join(SERIES, "seed-revert"))
     _check_no_traceback(p)
     assert p.returncode == 1
     case = "spinlock_running_normal_path"
@@ -151,7 +156,7 @@ def test_seed_revert_changes_the_spinlock_path(scenario):
 
 
 def test_series_that_does_not_apply_names_the_patch(scenario):
-    p, res, _ = scenario("bad-apply", "run", "--series",
+    p, res, _ = scenario("bad-apply", "run", *BOOT_ONLY, "--series",
                          os.path.join(SERIES, "bad-does-not-apply"))
     _check_no_traceback(p)
     assert p.returncode == 1
