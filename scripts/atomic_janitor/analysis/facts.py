@@ -36,14 +36,15 @@ def _renamed(records, heads):
     for r in records:
         k = r["kind"]
         key = "element" if k == "call" else "name"
-        h = heads.get(r.get(key)) if k in ("def", "static", "call", "acquires", "releases") else None
+        macro = r.get(key) if k in ("def", "static", "call", "acquires", "releases") else None
+        h = heads.get(macro)
         if h is None:
             out.append(r)
             continue
         r = dict(r, **{key: h[0]})
         if k == "def":
             r["params"] = h[2]
-            r["head_macro"] = [m for m, v in heads.items() if v is h][0]
+            r["head_macro"] = macro
             if h[1]:
                 out.append(dict(r, kind="static"))
         out.append(r)
