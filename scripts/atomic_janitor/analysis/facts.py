@@ -466,9 +466,9 @@ def array_element_type(text, paren):
         return None
     lim = max(0, k - MAX_INITIALISER)
     j, stop = _open_brace(text, k - 1, lim, stop_at_semicolon=True)
-    if stop != "{" or not _code_before(text, j).rstrip().endswith("="):
+    before = _code_before(text, j).rstrip() if stop == "{" else ""
+    if not before.endswith("="):
         return None
-    before = _code_before(text, j).rstrip()
     if not re.search(r"\]\s*(?:__\w+\s*)*=$", before):
         return None                     # a single struct: the macro's braces are a member's
     m = _STRUCT_HEAD.search(before[-300:])
